@@ -1,0 +1,115 @@
+// InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
+import { sql, type Selectable } from 'kysely';
+import type { Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import type { Db } from './database.js';
+import type { InquiriesTable } from './schema.js';
+
+export function sqlInquiryStore(db: Db): InquiryStore {
+  const byKey = (key: string) => db.selectFrom('inquiries').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
+
+  return {
+    async create(inquiry: NewInquiry) {
+      const result = await db
+        .insertInto('inquiries')
+        .values(toRow(inquiry))
+        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+    },
+
+    async get(id) {
+      const row = await db.selectFrom('inquiries').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && fromRow(row);
+    },
+
+    async findByIdempotencyKey(key) {
+      const row = await byKey(key);
+      return row && fromRow(row);
+    },
+
+    async claimDelivery(id, at, staleBefore, resendSent = false) {
+      const result = await db
+        .updateTable('inquiries')
+        .set({ status: 'pending', attempted_at: at, attempts: sql`attempts + 1` })
+        .where('id', '=', id)
+        .where((eb) =>
+          eb.or([
+            eb('status', '=', 'failed'),
+            eb.and([eb('status', '=', 'pending'), eb('attempted_at', 'is', null)]),
+            eb.and([eb('status', '=', 'pending'), eb('attempted_at', '<', staleBefore)]),
+            ...(resendSent ? [eb('status', '=', 'sent')] : []),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async markSent(id, at, messageId) {
+      await db.updateTable('inquiries').set({ status: 'sent', sent_at: at, message_id: messageId, last_error: null }).where('id', '=', id).execute();
+    },
+
+    async markFailed(id, _at, error) {
+      await db.updateTable('inquiries').set({ status: 'failed', last_error: error }).where('id', '=', id).execute();
+    },
+
+    async list({ status, limit }) {
+      let query = db.selectFrom('inquiries').selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit);
+      if (status) query = query.where('status', '=', status);
+      return (await query.execute()).map(fromRow);
+    },
+
+    async purgeCreatedBefore(before) {
+      const result = await db.deleteFrom('inquiries').where('created_at', '<', before).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+  };
+}
+
+function toRow(inquiry: NewInquiry) {
+  return {
+    id: inquiry.id,
+    created_at: inquiry.createdAt,
+    status: inquiry.status,
+    channel: inquiry.channel,
+    name: inquiry.name,
+    email: inquiry.email,
+    message: inquiry.message,
+    locale: inquiry.locale,
+    client_id: inquiry.clientId,
+    remote_ip: inquiry.remoteIp,
+    idempotency_key: inquiry.idempotencyKey,
+    fingerprint: inquiry.fingerprint,
+    attempted_at: null,
+    last_error: null,
+    message_id: null,
+    sent_at: null,
+  };
+}
+
+const toNumber = (value: number | string | bigint | null) => (value === null ? null : Number(value));
+
+function fromRow(row: Selectable<InquiriesTable>): Inquiry {
+  return {
+    id: row.id,
+    createdAt: Number(row.created_at),
+    status: row.status as Inquiry['status'],
+    channel: row.channel as Inquiry['channel'],
+    name: row.name,
+    email: row.email,
+    message: row.message,
+    locale: row.locale,
+    clientId: row.client_id,
+    remoteIp: row.remote_ip,
+    idempotencyKey: row.idempotency_key,
+    fingerprint: row.fingerprint,
+    attempts: Number(row.attempts),
+    attemptedAt: toNumber(row.attempted_at),
+    lastError: row.last_error,
+    messageId: row.message_id,
+    sentAt: toNumber(row.sent_at),
+  };
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// The `portico` command: parses argv, loads the configuration once, dispatches, sets the exit code.
+import { parseArgs } from 'node:util';
+import { stringify } from 'yaml';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { buildDeps, type Deps } from './deps.js';
+import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
+import { CliError, textOutput, type Output } from './commands/output.js';
+import { serve } from './main.js';
+
+const USAGE = `usage: portico <command>
+
+  serve                               serve the API (npm start)
+  migrate                             apply pending database migrations
+  inquiries list [--status S] [--limit N] [--json]
+  inquiries resend ID [--force]       send a stored inquiry's e-mail again
+  inquiries purge --older-than DAYS   delete inquiries older than DAYS days
+  openapi [--yaml]                    print the OpenAPI document
+  check                               validate the configuration and reach the stores`;
+
+const OPTIONS = {
+  status: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+  force: { type: 'boolean' },
+  'older-than': { type: 'string' },
+  yaml: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const [command, sub, arg] = positionals;
+  if (values.help || command === undefined || command === 'help') return out.line(USAGE);
+  const config = loadConfig(env);
+
+  if (command === 'serve') return serve(config);
+  if (command === 'openapi') {
+    // The same document the server serves, built on a throwaway in-memory database.
+    return withDeps({ ...config, database: { engine: 'sqlite', path: ':memory:' }, logLevel: 'silent' }, async (deps) => {
+      const app = await buildApp(deps);
+      const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+      await app.close();
+      out.line(values.yaml ? stringify(document, { aliasDuplicateObjects: false }).trimEnd() : JSON.stringify(document, null, 2));
+    });
+  }
+  const quiet = { ...config, logLevel: 'warn' };
+  if (command === 'migrate') return withDeps(quiet, async () => out.line('database is up to date'));
+  if (command === 'check') return withDeps(quiet, (deps) => check(deps, out));
+  if (command === 'inquiries') {
+    if (sub === 'list') return withDeps(quiet, (deps) => listInquiries(deps, out, values));
+    if (sub === 'resend') return withDeps(quiet, (deps) => resendInquiry(deps, out, arg, values));
+    if (sub === 'purge') return withDeps(quiet, (deps) => purgeInquiries(deps, out, { olderThan: values['older-than'] }));
+  }
+  throw new CliError(`unknown command: ${positionals.join(' ')}\n${USAGE}`);
+}
+
+/** Builds the deps (which applies migrations), runs `task`, and always closes them. */
+async function withDeps(config: Readonly<Config>, task: (deps: Deps) => Promise<void>): Promise<void> {
+  const deps = await buildDeps(config);
+  try {
+    await task(deps);
+  } finally {
+    await deps.close();
+  }
+}
+
+async function check(deps: Deps, out: Output): Promise<void> {
+  const { config } = deps;
+  await deps.inquiries.ping();
+  out.line(`environment   ${config.appEnv} at ${config.publicUrl}`);
+  out.line(`database      ${config.database.engine}: answers, migrations applied`);
+  try {
+    await deps.mailer.verify();
+  } catch (error) {
+    throw new CliError(`mail: ${config.smtpUrl ? 'SMTP server' : 'outbox folder'} not usable: ${(error as Error).message}`);
+  }
+  out.line(`mail          ${config.smtpUrl ? 'SMTP server answers' : 'outbox folder data/outbox (development)'}; to ${config.mailTo.address}`);
+  out.line(`turnstile     ${config.turnstile ? `enabled (${config.turnstile.verifyUrl})` : 'disabled'}`);
+  const limits = Object.entries(config.rateLimits).map(([name, l]) => `${name}=${l ? `${l.max}/${l.windowSeconds}s` : 'off'}`);
+  out.line(`rate limits   ${limits.join(' ')}`);
+  out.line('ok');
+}
+
+const out = textOutput((text) => process.stdout.write(text));
+run(process.argv.slice(2), process.env, out).catch((error: unknown) => {
+  if (error instanceof ConfigError) process.stderr.write(`portico: invalid configuration: ${error.message}\n`);
+  else if (error instanceof CliError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`portico: ${(error as Error).message}\n`);
+  } else process.stderr.write(`portico: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,57 @@
+// `portico inquiries list|resend|purge`: the team's view of stored inquiries.
+import { contactDeps, type Deps } from '../deps.js';
+import { deliver } from '../modules/contact/submit.js';
+import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
+import { CliError, type Output } from './output.js';
+
+const STATUSES: readonly InquiryStatus[] = ['pending', 'sent', 'failed', 'spam'];
+const DAY_MS = 86_400_000;
+
+export async function listInquiries(deps: Deps, out: Output, options: { status?: string; limit?: string; json?: boolean }): Promise<void> {
+  const status = options.status as InquiryStatus | undefined;
+  if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
+  const limit = positiveInteger('--limit', options.limit ?? '50');
+  const inquiries = await deps.inquiries.list({ status, limit });
+  if (options.json) {
+    for (const inquiry of inquiries) out.line(JSON.stringify(inquiry));
+    return;
+  }
+  if (!inquiries.length) return out.line('no inquiries');
+  out.table(
+    ['ID', 'RECEIVED', 'STATUS', 'TRIES', 'LANG', 'CHANNEL', 'EMAIL', 'NAME'],
+    inquiries.map((i) => [i.id, new Date(i.createdAt).toISOString(), i.status, String(i.attempts), i.locale, i.channel, i.email, truncate(i.name, 40)]),
+  );
+}
+
+export async function resendInquiry(deps: Deps, out: Output, id: string | undefined, options: { force?: boolean }): Promise<void> {
+  if (!id) throw new CliError('usage: portico inquiries resend ID [--force]');
+  const inquiry = await deps.inquiries.get(id);
+  if (!inquiry) throw new CliError(`no inquiry ${id}`);
+  refuseResend(inquiry, options.force === true);
+  try {
+    await deliver(contactDeps(deps), id, { resendSent: options.force === true });
+  } catch (error) {
+    const latest = await deps.inquiries.get(id);
+    throw new CliError(`inquiry ${id} not delivered: ${latest?.lastError ?? (error as Error).message}`);
+  }
+  out.line(`inquiry ${id} sent to ${deps.config.mailTo.address}`);
+}
+
+export async function purgeInquiries(deps: Deps, out: Output, options: { olderThan?: string }): Promise<void> {
+  if (options.olderThan === undefined) throw new CliError('usage: portico inquiries purge --older-than DAYS');
+  const days = positiveInteger('--older-than', options.olderThan, 0);
+  const removed = await deps.inquiries.purgeCreatedBefore(deps.clock.now() - days * DAY_MS);
+  out.line(`purged ${removed} ${removed === 1 ? 'inquiry' : 'inquiries'} older than ${days} days`);
+}
+
+function refuseResend(inquiry: Inquiry, force: boolean): void {
+  if (inquiry.status === 'spam') throw new CliError(`inquiry ${inquiry.id} is spam (honeypot); it is never sent`);
+  if (inquiry.status === 'sent' && !force) throw new CliError(`inquiry ${inquiry.id} was already sent; add --force to send it again`);
+}
+
+function positiveInteger(flag: string, raw: string, min = 1): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new CliError(`${flag} must be an integer >= ${min} (got "${raw}")`);
+  return Number(raw);
+}
+
+const truncate = (text: string, max: number) => ([...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text);

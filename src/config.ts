@@ -1,0 +1,208 @@
+// The service's configuration: parsed once from an environment map into a frozen, typed Config.
+import { isIP } from 'node:net';
+import * as z from 'zod';
+import { parseRateLimits, type RateLimits } from './rate-limits.js';
+
+export const APP_ENVS = ['development', 'sandbox', 'production'] as const;
+export type AppEnv = (typeof APP_ENVS)[number];
+
+export interface MailAddress {
+  name: string;
+  address: string;
+}
+
+export type Database = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string };
+/** What Fastify's `trustProxy` accepts: a hop count, or addresses/CIDRs/keywords of trusted proxies. */
+export type TrustProxy = false | number | string[];
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  sandboxUrl: string | undefined;
+  appEnv: AppEnv;
+  database: Database;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: MailAddress;
+  mailTo: MailAddress;
+  turnstile: { secretKey: string; siteKey: string; verifyUrl: string } | undefined;
+  trustProxy: TrustProxy;
+  contactAllowedOrigins: readonly string[];
+  mcpAllowedOrigins: readonly string[] | '*';
+  rateLimits: RateLimits;
+  logLevel: string;
+}
+
+/** Thrown for a bad environment; its message is the one line an operator sees. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const CLOUDFLARE_SITEVERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+// Cloudflare's documented test secrets (always pass, always fail, already spent).
+export const isTurnstileTestSecret = (secret: string) => /^[123]x0+AA$/.test(secret);
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env): Readonly<Config> {
+  const read = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const fail = (name: string, problem: string, value?: string): never => {
+    throw new ConfigError(`${name} ${problem}${value === undefined ? '' : ` (got "${value}")`}`);
+  };
+
+  const port = parsePort(read('PORT') ?? '3000', fail);
+  const host = read('HOST') ?? '127.0.0.1';
+  const publicUrl = parseBaseUrl('PUBLIC_URL', read('PUBLIC_URL') ?? `http://localhost:${port}`, fail);
+  const sandboxRaw = read('SANDBOX_URL');
+  const sandboxUrl = sandboxRaw === undefined ? undefined : parseBaseUrl('SANDBOX_URL', sandboxRaw, fail);
+  const appEnv = oneOf('APP_ENV', read('APP_ENV') ?? 'development', APP_ENVS, fail);
+  const production = appEnv === 'production';
+
+  const smtpUrl = read('SMTP_URL');
+  if (smtpUrl !== undefined) parseUrlWithScheme('SMTP_URL', smtpUrl, ['smtp:', 'smtps:'], fail);
+  else if (production) fail('SMTP_URL', 'is required when APP_ENV=production (the outbox folder is for development)');
+
+  const mailFrom = parseMailbox('MAIL_FROM', read('MAIL_FROM'), production, 'Portico <portico@localhost>', fail);
+  const mailTo = parseMailbox('MAIL_TO', read('MAIL_TO'), production, 'Portico team <team@localhost>', fail);
+
+  const secretKey = read('TURNSTILE_SECRET_KEY');
+  const siteKey = read('TURNSTILE_SITE_KEY');
+  if ((secretKey === undefined) !== (siteKey === undefined)) {
+    fail(secretKey === undefined ? 'TURNSTILE_SECRET_KEY' : 'TURNSTILE_SITE_KEY', 'must be set together with its pair (site key and secret key)');
+  }
+  if (production && secretKey !== undefined && isTurnstileTestSecret(secretKey)) {
+    fail('TURNSTILE_SECRET_KEY', 'is a Cloudflare test key, refused when APP_ENV=production');
+  }
+  const verifyUrl = read('TURNSTILE_VERIFY_URL') ?? CLOUDFLARE_SITEVERIFY_URL;
+  parseUrlWithScheme('TURNSTILE_VERIFY_URL', verifyUrl, ['https:', 'http:'], fail);
+  const turnstile = secretKey && siteKey ? { secretKey, siteKey, verifyUrl } : undefined;
+
+  const publicOrigin = new URL(publicUrl).origin;
+  const contactAllowedOrigins = parseOrigins('CONTACT_ALLOWED_ORIGINS', read('CONTACT_ALLOWED_ORIGINS'), publicOrigin, fail);
+  const mcpRaw = read('MCP_ALLOWED_ORIGINS');
+  const mcpAllowedOrigins = mcpRaw === '*' ? '*' : parseOrigins('MCP_ALLOWED_ORIGINS', mcpRaw, publicOrigin, fail);
+
+  const rateLimits = parseRateLimits(read('RATE_LIMITS') ?? 'default', (problem) => fail('RATE_LIMITS', problem));
+  const logLevel = oneOf('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', LOG_LEVELS, fail);
+
+  return Object.freeze({
+    port,
+    host,
+    publicUrl,
+    sandboxUrl,
+    appEnv,
+    database: parseDatabase(read('DATABASE_URL') ?? 'sqlite:./data/portico.sqlite', fail),
+    redisUrl: optionalUrl('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:'], fail),
+    smtpUrl,
+    mailFrom,
+    mailTo,
+    turnstile,
+    trustProxy: parseTrustProxy(read('TRUST_PROXY'), fail),
+    contactAllowedOrigins,
+    mcpAllowedOrigins,
+    rateLimits,
+    logLevel,
+  });
+}
+
+type Fail = (name: string, problem: string, value?: string) => never;
+
+function parsePort(raw: string, fail: Fail): number {
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) fail('PORT', 'must be an integer from 0 to 65535', raw);
+  return port;
+}
+
+function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fail: Fail): T {
+  if (!(allowed as readonly string[]).includes(raw)) fail(name, `must be one of ${allowed.join(', ')}`, raw);
+  return raw as T;
+}
+
+function parseUrlWithScheme(name: string, raw: string, schemes: string[], fail: Fail): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(name, 'is not a valid URL', redactUrl(raw));
+  }
+  if (!schemes.includes(url.protocol)) fail(name, `must use ${schemes.map((s) => `${s}//`).join(' or ')}`, redactUrl(raw));
+  return url;
+}
+
+function optionalUrl(name: string, raw: string | undefined, schemes: string[], fail: Fail): string | undefined {
+  if (raw === undefined) return undefined;
+  parseUrlWithScheme(name, raw, schemes, fail);
+  return raw;
+}
+
+/** A base URL: http(s), no query or fragment, no trailing slash (issuer identifiers, RFC 8414 section 2). */
+function parseBaseUrl(name: string, raw: string, fail: Fail): string {
+  const url = parseUrlWithScheme(name, raw, ['http:', 'https:'], fail);
+  if (url.search || url.hash || url.username || url.password) fail(name, 'must not carry credentials, a query or a fragment', raw);
+  return url.href.replace(/\/+$/, '');
+}
+
+function parseMailbox(name: string, raw: string | undefined, required: boolean, fallback: string, fail: Fail): MailAddress {
+  if (raw === undefined && required) fail(name, 'is required when APP_ENV=production');
+  const value = raw ?? fallback;
+  const match = /^\s*(?:"?([^"<>]*?)"?\s*<([^<>\s]+)>|([^<>\s]+))\s*$/.exec(value);
+  const address = match?.[2] ?? match?.[3];
+  if (!address || (!z.email().safeParse(address).success && !/^[^@\s]+@localhost$/.test(address))) {
+    fail(name, 'must be an e-mail address, optionally with a name: Name <user@example.com>', value);
+  }
+  return { name: match?.[1]?.trim() ?? '', address: address! };
+}
+
+function parseOrigins(name: string, raw: string | undefined, fallback: string, fail: Fail): string[] {
+  if (raw === undefined) return [fallback];
+  return raw.split(',').map((item) => {
+    const value = item.trim();
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      /* reported below */
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== value.replace(/\/$/, '')) {
+      fail(name, 'must be a comma-separated list of origins such as https://www.example.com', value);
+    }
+    return url!.origin;
+  });
+}
+
+function parseDatabase(raw: string, fail: Fail): Database {
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (!path) fail('DATABASE_URL', 'needs a file path after sqlite:', raw);
+    return { engine: 'sqlite', path };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) return { engine: 'postgres', url: raw };
+  return fail('DATABASE_URL', 'must be sqlite:PATH or postgres://...', redactUrl(raw));
+}
+
+const PROXY_KEYWORDS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function parseTrustProxy(raw: string | undefined, fail: Fail): TrustProxy {
+  if (raw === undefined || raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw.split(',').map((item) => {
+    const value = item.trim();
+    const [address, prefix, extra] = value.split('/');
+    const family = isIP(address ?? '');
+    const prefixOk = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_KEYWORDS.has(value) && (family === 0 || !prefixOk || extra !== undefined)) {
+      fail('TRUST_PROXY', 'must be a hop count or a comma-separated list of proxy addresses, CIDRs, loopback, linklocal or uniquelocal', value);
+    }
+    return value;
+  });
+}
+
+/** Never echo a password back into a log line. */
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+}

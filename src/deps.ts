@@ -1,0 +1,100 @@
+// Picks and builds the adapters the configuration asks for; the only module that knows them all.
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { openDatabase, type Db } from './adapters/sql/database.js';
+import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
+import { migrateToLatest } from './adapters/sql/migrations.js';
+import { outboxMailer, smtpMailer } from './adapters/mail/nodemailer-mailer.js';
+import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
+import { isTurnstileTestSecret, type Config } from './config.js';
+import type { ContactDeps } from './modules/contact/submit.js';
+import { systemClock, type Clock } from './ports/clock.js';
+import type { HumanCheck } from './ports/human-check.js';
+import type { InquiryStore } from './ports/inquiry-store.js';
+import type { Mailer } from './ports/mailer.js';
+import { cryptoRandom, type Random } from './ports/random.js';
+import type { TokenVerifier } from './ports/token-verifier.js';
+
+export interface Deps {
+  config: Readonly<Config>;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+  db: Db;
+  inquiries: InquiryStore;
+  mailer: Mailer;
+  humanCheck: HumanCheck | undefined;
+  tokens: TokenVerifier;
+  close(): Promise<void>;
+}
+
+export interface DepsOptions {
+  clock?: Clock;
+  random?: Random;
+  /** Where log lines go (tests capture them); stdout by default. */
+  logDestination?: pino.DestinationStream;
+  outboxDir?: string;
+  humanCheckTimeoutMs?: number;
+}
+
+// Until the authorization server exists (issue 3) no token has been issued, so none is valid.
+const noTokensIssued: TokenVerifier = { verify: async () => undefined };
+
+export async function buildDeps(config: Readonly<Config>, options: DepsOptions = {}): Promise<Deps> {
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? cryptoRandom;
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const db = openDatabase(config.database);
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? join('data', 'outbox'));
+  return {
+    config,
+    clock,
+    random,
+    logger,
+    db,
+    inquiries: sqlInquiryStore(db),
+    mailer,
+    humanCheck: config.turnstile && siteverifyHumanCheck({
+      ...config.turnstile,
+      // Cloudflare's test secrets report example.com, so D11 skips the hostname check for them.
+      allowedHostnames: isTurnstileTestSecret(config.turnstile.secretKey) ? [] : turnstileHostnames(config),
+      timeoutMs: options.humanCheckTimeoutMs ?? 3_000,
+      random,
+    }),
+    tokens: noTokensIssued,
+    async close() {
+      await mailer.close();
+      await db.destroy();
+    },
+  };
+}
+
+export function contactDeps(deps: Deps): ContactDeps {
+  const { appEnv, mailFrom, mailTo } = deps.config;
+  return { ...deps, mail: { appEnv, mailFrom, mailTo }, log: deps.logger };
+}
+
+function turnstileHostnames(config: Readonly<Config>): string[] {
+  return [...new Set([config.publicUrl, ...config.contactAllowedOrigins].map((url) => new URL(url).hostname))];
+}
+
+/** Pino with the request serializer trimmed: path without query (tokens may hide there), no headers. */
+function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.client_secret', '*.password'], censor: '[redacted]' },
+      serializers: {
+        req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, path: req.url.split('?', 1)[0], ip: req.ip }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    },
+    destination,
+  );
+}

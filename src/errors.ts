@@ -1,0 +1,38 @@
+// The one error type: a wire code, its HTTP status and a description; the catalogue of every code.
+
+/** Every `error` code the API answers with, its status and when. The OpenAPI document lists them. */
+export const ERROR_CATALOGUE = {
+  invalid_request: { status: 400, meaning: 'The request is malformed or fails validation.' },
+  invalid_token: { status: 401, meaning: 'A Bearer token was sent but is unknown, expired or revoked.' },
+  insufficient_scope: { status: 401, meaning: 'The Bearer token lacks the scope the route needs.' },
+  human_check_failed: { status: 403, meaning: 'Turnstile rejected the token (invalid, expired or already spent).' },
+  not_found: { status: 404, meaning: 'No such route.' },
+  method_not_allowed: { status: 405, meaning: 'The route exists but not with this method.' },
+  idempotency_in_progress: { status: 409, meaning: 'A request with this Idempotency-Key is still being processed.' },
+  payload_too_large: { status: 413, meaning: 'The body exceeds the route limit.' },
+  unsupported_media_type: { status: 415, meaning: 'The Content-Type is not the one the route accepts.' },
+  idempotency_key_reused: { status: 422, meaning: 'The Idempotency-Key was already used with a different body.' },
+  rate_limited: { status: 429, meaning: 'The per-IP rate limit of the route is exhausted; see Retry-After.' },
+  server_error: { status: 500, meaning: 'An unexpected failure; nothing about it is disclosed.' },
+  delivery_failed: { status: 502, meaning: 'The mail server refused or dropped the message; the inquiry is kept.' },
+  human_check_unavailable: { status: 503, meaning: 'Turnstile could not be reached; retry after Retry-After seconds.' },
+  not_ready: { status: 503, meaning: 'A backing store does not answer.' },
+} as const satisfies Record<string, { status: number; meaning: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly description: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(description);
+    this.status = ERROR_CATALOGUE[code].status;
+  }
+}
+
+export const invalidRequest = (description: string) => new AppError('invalid_request', description);

@@ -1,0 +1,37 @@
+// Bearer access tokens on protected routes (RFC 6750), with RFC 9728 resource metadata in the challenge.
+import { AppError } from '../errors.js';
+import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
+import type { AuthSpec } from '../route-spec.js';
+
+// RFC 6750 section 2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 11.1).
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+export interface ProtectedResource {
+  /** The RFC 8707 resource identifier tokens must be bound to. */
+  resource: string;
+  /** Where RFC 9728 metadata for the resource is served. */
+  metadataUrl: string;
+}
+
+export async function authenticate(
+  header: string | undefined,
+  auth: AuthSpec,
+  target: ProtectedResource,
+  tokens: TokenVerifier,
+): Promise<Principal | undefined> {
+  if (header === undefined) return undefined;
+  const challenge = (error: string, description: string, extra = '') =>
+    `Bearer error="${error}", error_description="${description}"${extra}, resource_metadata="${target.metadataUrl}"`;
+  const reject = (code: 'invalid_token' | 'insufficient_scope', description: string, extra = '') =>
+    new AppError(code, description, { 'www-authenticate': challenge(code, description, extra) });
+
+  const token = BEARER.exec(header)?.[1];
+  if (!token) throw reject('invalid_token', 'the Authorization header must be: Bearer <access token>');
+  const principal = await tokens.verify(token);
+  if (!principal) throw reject('invalid_token', 'the access token is unknown, expired or revoked');
+  if (principal.resource !== target.resource) throw reject('invalid_token', `the access token was not issued for ${target.resource}`);
+  if (!principal.scopes.includes(auth.scope)) {
+    throw reject('insufficient_scope', `the access token lacks the scope ${auth.scope}`, `, scope="${auth.scope}"`);
+  }
+  return principal;
+}

@@ -1,0 +1,49 @@
+// The one place errors become responses: {error, error_description, ok:false}, JSON, never cached (D9).
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { AppError } from '../errors.js';
+
+const FASTIFY_CODES: Record<string, AppError['code']> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+};
+
+/** Turns anything thrown into an AppError; what is not a known client error becomes an opaque 500. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as { code?: string; statusCode?: number; message?: string };
+  const mapped = e.code ? FASTIFY_CODES[e.code] : undefined;
+  if (mapped) return new AppError(mapped, e.message ?? mapped);
+  // Fastify's own 4xx (unparsable JSON, empty body, bad headers) carry safe, generic messages.
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError('invalid_request', e.message ?? 'invalid request');
+  }
+  return new AppError('server_error', 'internal server error');
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers({ ...error.headers, 'cache-control': 'no-store' })
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ error: error.code, error_description: error.description, ok: false }));
+}
+
+/**
+ * Installs the error and not-found handlers. `allowedMethods` tells a wrong method on a known path
+ * (405 with Allow) from an unknown path (404).
+ */
+export function installErrorHandling(app: FastifyInstance, allowedMethods: (path: string) => string[] | undefined): void {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500 && appError.code === 'server_error') request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    const methods = allowedMethods(path);
+    if (methods) {
+      return sendError(reply, new AppError('method_not_allowed', `${request.method} is not allowed on ${path}`, { allow: methods.join(', ') }));
+    }
+    return sendError(reply, new AppError('not_found', `no route for ${request.method} ${path}`));
+  });
+}

@@ -1,0 +1,94 @@
+// Turns route tables into Fastify routes: content type, rate limit, CORS, Bearer, validation, reply.
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type * as z from 'zod';
+import { AppError, invalidRequest } from '../errors.js';
+import type { TokenVerifier } from '../ports/token-verifier.js';
+import { policyHeader, type RateLimits } from '../rate-limits.js';
+import type { RouteSpec } from '../route-spec.js';
+import { authenticate } from './bearer.js';
+import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
+
+export interface MountSettings {
+  publicUrl: string;
+  rateLimits: RateLimits;
+  cors: CorsSettings;
+  tokens: TokenVerifier;
+}
+
+type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+
+/** Mounts the routes; returns the methods served on each path (for 405 answers). */
+export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], settings: MountSettings): Map<string, string[]> {
+  const methodsByPath = new Map<string, string[]>();
+  for (const spec of routes) {
+    methodsByPath.set(spec.path, [...(methodsByPath.get(spec.path) ?? []), spec.method]);
+    app.route(toFastifyRoute(spec, settings));
+  }
+  for (const [path, methods] of methodsByPath) {
+    const policy = routes.find((r) => r.path === path && r.cors)?.cors;
+    if (!policy) continue;
+    // CORS preflight (Fetch standard, CORS protocol): 204, never rate limited.
+    const served = [...methods];
+    app.options(path, async (request, reply) => {
+      reply.code(204).headers(preflightHeaders(policy, request.headers.origin, served, settings.cors)).send();
+    });
+    methods.push('OPTIONS');
+  }
+  return methodsByPath;
+}
+
+function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions {
+  const onRequest: Hook[] = [];
+  const limit = spec.limit ? settings.rateLimits[spec.limit] : undefined;
+  if (spec.cors) {
+    const policy = spec.cors;
+    onRequest.push(async (request, reply) => {
+      reply.headers(corsHeaders(policy, request.headers.origin, settings.cors));
+    });
+  }
+  if (limit) {
+    const policy = policyHeader(limit);
+    onRequest.push(async (_request, reply) => {
+      reply.header('ratelimit-policy', policy);
+    });
+  }
+  const target = { resource: `${settings.publicUrl}${spec.path}`, metadataUrl: `${settings.publicUrl}/.well-known/oauth-protected-resource${spec.path}` };
+
+  return {
+    method: spec.method,
+    url: spec.path,
+    bodyLimit: spec.bodyLimitBytes,
+    // @fastify/rate-limit reads this in its onRoute hook; the group makes methods of one limit share a counter.
+    config: limit ? { rateLimit: { max: limit.max, timeWindow: limit.windowSeconds * 1000, groupId: spec.limit } } : {},
+    onRequest,
+    preParsing: spec.body ? [requireJson] : [],
+    async handler(request, reply) {
+      const principal = spec.auth ? await authenticate(request.headers.authorization, spec.auth, target, settings.tokens) : undefined;
+      const body = spec.body ? parseBody(spec.body, request.body) : undefined;
+      const result = await spec.handler({ body, headers: request.headers, ip: request.ip, principal });
+      reply.code(result.status);
+      if (result.headers) reply.headers(result.headers);
+      if (result.contentType) reply.type(result.contentType);
+      return reply.send(result.body);
+    },
+  };
+}
+
+/** Contract: any content type other than application/json gives 415, checked before the body is read. */
+async function requireJson(request: FastifyRequest): Promise<void> {
+  const mediaType = request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+  if (mediaType !== 'application/json') {
+    throw new AppError('unsupported_media_type', `Content-Type must be application/json${mediaType ? ` (got ${mediaType})` : ''}`);
+  }
+}
+
+function parseBody(schema: z.ZodType, body: unknown): unknown {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  // Every problem at once, so a client can fix its request in one round trip.
+  const problems = result.error.issues.map((issue) => {
+    const where = issue.path.length && !issue.message.startsWith(String(issue.path[0])) ? `${issue.path.join('.')}: ` : '';
+    return `${where}${issue.message}`;
+  });
+  throw invalidRequest(problems.join('; '));
+}

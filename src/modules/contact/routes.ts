@@ -1,0 +1,47 @@
+// The contact routes: POST /api/contact (its CORS preflight is derived from `cors`).
+import { invalidRequest } from '../../errors.js';
+import { route, type RouteSpec } from '../../route-spec.js';
+import { ContactRequest, ContactResponse, IdempotencyKey } from './schema.js';
+import { submitInquiry, type ContactDeps } from './submit.js';
+
+export const CONTACT_SCOPE = 'contact:write';
+
+export function contactRoutes(deps: ContactDeps): RouteSpec[] {
+  return [
+    route<ContactRequest>({
+      method: 'POST',
+      path: '/api/contact',
+      operationId: 'submitContact',
+      summary: 'Send a sales, demo or support inquiry to the team',
+      description:
+        'Delivered by e-mail to the operating team. Browsers send a Turnstile token; clients with a Bearer token carrying `contact:write` skip that check. The inquiry is stored before the e-mail is sent.',
+      tags: ['contact'],
+      body: ContactRequest,
+      bodyLimitBytes: 128 * 1024,
+      headerParams: [{ name: 'Idempotency-Key', description: 'Makes retries safe (a repeat replays the first answer).', schema: IdempotencyKey }],
+      responses: { 200: { description: 'The inquiry was delivered to the team.', schema: ContactResponse } },
+      errors: ['invalid_token', 'insufficient_scope', 'human_check_failed', 'idempotency_in_progress', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'delivery_failed', 'human_check_unavailable'],
+      limit: 'contact',
+      cors: 'site',
+      auth: { kind: 'optional-bearer', scope: CONTACT_SCOPE },
+      async handler({ body, headers, ip, principal }) {
+        await submitInquiry(deps, {
+          request: body,
+          channel: principal ? 'api' : 'web',
+          remoteIp: ip,
+          clientId: principal?.clientId ?? null,
+          authenticated: principal !== undefined,
+          idempotencyKey: readIdempotencyKey(headers['idempotency-key']),
+        });
+        return { status: 200, body: { ok: true } };
+      },
+    }),
+  ];
+}
+
+function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = IdempotencyKey.safeParse(value);
+  if (!parsed.success) throw invalidRequest('Idempotency-Key must be one header of 1-255 printable ASCII characters');
+  return parsed.data;
+}

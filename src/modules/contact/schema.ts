@@ -1,0 +1,49 @@
+// The ContactRequest and ContactResponse messages (contract section 2), the single source for all uses.
+import * as z from 'zod';
+
+export const LOCALES = ['es', 'en', 'ca', 'ru', 'eu', 'gl'] as const;
+export type Locale = (typeof LOCALES)[number];
+
+// Characters, as the contract and JSON Schema count them: code points, not UTF-16 units.
+const characters = (value: string) => [...value].length;
+// No C0/C1 controls and no line or paragraph separators in single-line fields (header safety).
+const SINGLE_LINE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u;
+// An address a mail server will route: dot-atom local part, a domain of letter/digit labels (IDN allowed).
+const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}[\p{L}\p{N}-]{0,62}$/u;
+
+const text = (max: number, what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .refine((value) => value.trim().length > 0, `${what} must not be empty`)
+    .refine((value) => characters(value) <= max, `${what} must be at most ${max} characters`)
+    .meta({ minLength: 1, maxLength: max });
+
+export const ContactRequest = z
+  .strictObject(
+    {
+      name: text(120, 'name').refine((value) => SINGLE_LINE.test(value), 'name must be a single line without control characters'),
+      email: z
+        .string({ error: 'email must be a string' })
+        .max(254, 'email must be at most 254 characters')
+        .regex(EMAIL, 'email must be a valid e-mail address')
+        .meta({ format: 'email', maxLength: 254 }),
+      message: text(5000, 'message'),
+      locale: z.enum(LOCALES, { error: `locale must be one of ${LOCALES.join(', ')}` }).default('es'),
+      privacy: z.literal(true, { error: 'privacy must be true (the privacy policy must be accepted)' }),
+      turnstileToken: z.string({ error: 'turnstileToken must be a string' }).max(2048, 'turnstileToken must be at most 2048 characters').optional(),
+      website: z.string({ error: 'website must be a string' }).max(2048, 'website must be at most 2048 characters').optional(),
+    },
+    { error: (issue) => (issue.code === 'unrecognized_keys' ? `unknown field: ${issue.keys.join(', ')}` : 'the body must be a JSON object') },
+  )
+  .meta({
+    id: 'ContactRequest',
+    description: 'A sales, demo or support inquiry. `turnstileToken` is required from browsers when Turnstile is enabled; `website` is a honeypot left empty.',
+  });
+export type ContactRequest = z.output<typeof ContactRequest>;
+
+export const ContactResponse = z.object({ ok: z.boolean(), error: z.string().optional() }).meta({ id: 'ContactResponse' });
+
+// RFC 8941 sf-string-like key, as draft-ietf-httpapi-idempotency-key-header suggests: printable ASCII.
+export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/).meta({
+  description: 'Makes retries safe: a repeat of a delivered request replays 200 without a second e-mail. 1-255 printable ASCII characters.',
+});

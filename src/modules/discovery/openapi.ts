@@ -1,0 +1,144 @@
+// The OpenAPI 3.1.0 document, derived from the route tables so that it cannot drift from them.
+import * as z from 'zod';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../errors.js';
+import { policyHeader, type RateLimits } from '../../rate-limits.js';
+import type { ResponseDoc, RouteSpec } from '../../route-spec.js';
+
+export interface OpenApiSettings {
+  publicUrl: string;
+  sandboxUrl: string | undefined;
+  rateLimits: RateLimits;
+}
+
+export const SCOPES = {
+  'contact:write': 'submit a contact inquiry',
+  'mcp:invoke': 'invoke tools on the MCP server',
+  'docs:read': 'read public documentation, pricing and discovery documents',
+} as const;
+
+const ErrorBody = z
+  .object({
+    error: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
+    error_description: z.string(),
+    ok: z.literal(false),
+  })
+  .meta({ id: 'Error', description: 'Every error response. `error` is a stable code; `error_description` is for people.' });
+
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'RateLimit-Limit': { description: 'Requests allowed in the window.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'RateLimit-Policy': { description: 'The limit as `limit;w=window-seconds`.', schema: { type: 'string' } },
+  'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750), with resource_metadata (RFC 9728).', schema: { type: 'string' } },
+  Allow: { description: 'The methods the path serves.', schema: { type: 'string' } },
+};
+
+export function buildOpenApi(routes: readonly RouteSpec[], settings: OpenApiSettings): object {
+  const components: Record<string, object> = {};
+  const schemaRef = (schema: z.ZodType): object => {
+    const json = toJsonSchema(schema);
+    const id = z.globalRegistry.get(schema)?.id;
+    if (!id) return json;
+    components[id] = json;
+    return { $ref: `#/components/schemas/${id}` };
+  };
+  const errorRef = schemaRef(ErrorBody);
+
+  const paths: Record<string, Record<string, object>> = {};
+  for (const spec of routes.filter((r) => !r.hidden)) {
+    const item = (paths[spec.path] ??= {});
+    item[spec.method.toLowerCase()] = operation(spec, settings, schemaRef, errorRef);
+    if (spec.cors && !item.options) {
+      item.options = {
+        operationId: `${spec.operationId}Preflight`,
+        summary: `CORS preflight for ${spec.path}`,
+        tags: spec.tags,
+        security: [],
+        responses: { 204: { description: 'Preflight answered; allow headers are present only for allowed origins.' } },
+      };
+    }
+  }
+
+  const tokenUrl = `${settings.publicUrl}/oauth/token`;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Portico integration API',
+      version: '1.0.0',
+      description: 'Contact inquiries, an MCP server, OAuth 2.0 client registration and tokens, and discovery documents.',
+    },
+    servers: [
+      { url: settings.publicUrl, description: 'production' },
+      ...(settings.sandboxUrl ? [{ url: settings.sandboxUrl, description: 'sandbox: the same API, for testing' }] : []),
+    ],
+    security: [{ oauth2: ['docs:read'] }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        oauth2: {
+          type: 'oauth2',
+          flows: {
+            clientCredentials: { tokenUrl, refreshUrl: tokenUrl, scopes: SCOPES },
+            authorizationCode: { authorizationUrl: `${settings.publicUrl}/oauth/authorize`, tokenUrl, refreshUrl: tokenUrl, scopes: SCOPES },
+          },
+        },
+      },
+    },
+  };
+}
+
+function operation(spec: RouteSpec, settings: OpenApiSettings, schemaRef: (s: z.ZodType) => object, errorRef: object): object {
+  const limit = spec.limit ? settings.rateLimits[spec.limit] : undefined;
+  const limitHeaders = limit ? RATE_LIMIT_HEADERS : [];
+  const responses: Record<string, object> = {};
+  for (const [status, doc] of Object.entries(spec.responses)) responses[status] = response(doc, limitHeaders, schemaRef);
+
+  const codes = [...(spec.body ? (['invalid_request'] as const) : []), ...(spec.errors ?? [])].filter((code) => code !== 'rate_limited' || limit);
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_CATALOGUE[code].status, [...(byStatus.get(ERROR_CATALOGUE[code].status) ?? []), code]);
+  for (const [statusNumber, group] of byStatus) {
+    const status = String(statusNumber);
+    const headers = [...limitHeaders, ...(status === '429' || status === '503' || status === '409' ? ['Retry-After'] : []), ...(status === '401' ? ['WWW-Authenticate'] : [])];
+    responses[status] = {
+      description: group.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].meaning}`).join(' '),
+      headers: headerDocs(headers),
+      content: { 'application/json': { schema: errorRef } },
+    };
+  }
+
+  return {
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: spec.tags,
+    security: spec.auth ? [{ oauth2: [spec.auth.scope] }, {}] : [],
+    ...(spec.headerParams?.length
+      ? { parameters: spec.headerParams.map((p) => ({ name: p.name, in: 'header', required: false, description: p.description, schema: toJsonSchema(p.schema) })) }
+      : {}),
+    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(spec.body) } } } } : {}),
+    ...(limit ? { 'x-rate-limit': policyHeader(limit) } : {}),
+    responses,
+  };
+}
+
+function response(doc: ResponseDoc, limitHeaders: string[], schemaRef: (s: z.ZodType) => object): object {
+  const headers = headerDocs([...limitHeaders, ...(doc.headers ?? [])]);
+  return {
+    description: doc.description,
+    ...(Object.keys(headers).length ? { headers } : {}),
+    ...(doc.schema ? { content: { [doc.contentType ?? 'application/json']: { schema: schemaRef(doc.schema) } } } : {}),
+  };
+}
+
+function headerDocs(names: string[]): Record<string, object> {
+  return Object.fromEntries(names.map((name) => [name, HEADER_DOCS[name] ?? { schema: { type: 'string' } }]));
+}
+
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of the request side of a schema, without the root keywords. */
+function toJsonSchema(schema: z.ZodType): object {
+  const { $schema: _dialect, id: _id, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return json;
+}

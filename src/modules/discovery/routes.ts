@@ -1,0 +1,40 @@
+// Discovery routes: the OpenAPI document as JSON (two paths) and YAML, built once on first use.
+import * as z from 'zod';
+import { stringify } from 'yaml';
+import { route, type RouteSpec } from '../../route-spec.js';
+import { buildOpenApi, type OpenApiSettings } from './openapi.js';
+
+const OpenApiDocument = z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1.0 document.' });
+
+/** `allRoutes` is read on first request, so the document includes these routes and any mounted later. */
+export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readonly RouteSpec[]): RouteSpec[] {
+  let json: string | undefined;
+  let yaml: string | undefined;
+  const document = () => buildOpenApi(allRoutes(), settings);
+  const asJson = async () => ({ status: 200, body: (json ??= JSON.stringify(document())), contentType: 'application/json; charset=utf-8' });
+  const jsonRoute = (path: string, operationId: string) =>
+    route({
+      method: 'GET',
+      path,
+      operationId,
+      summary: 'The OpenAPI 3.1 description of this API',
+      tags: ['discovery'],
+      cors: 'public',
+      responses: { 200: { description: 'The OpenAPI document.', schema: OpenApiDocument } },
+      handler: asJson,
+    });
+  return [
+    jsonRoute('/openapi.json', 'getOpenApi'),
+    jsonRoute('/api/openapi.json', 'getOpenApiAlias'),
+    route({
+      method: 'GET',
+      path: '/api/openapi.yaml',
+      operationId: 'getOpenApiYaml',
+      summary: 'The OpenAPI 3.1 description of this API, in YAML',
+      tags: ['discovery'],
+      cors: 'public',
+      responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/yaml', schema: OpenApiDocument } },
+      handler: async () => ({ status: 200, body: (yaml ??= stringify(document(), { aliasDuplicateObjects: false })), contentType: 'application/yaml; charset=utf-8' }),
+    }),
+  ];
+}

@@ -1,0 +1,44 @@
+// Liveness and readiness probes for load balancers and orchestrators.
+import * as z from 'zod';
+import { AppError } from '../../errors.js';
+import { route, type RouteSpec } from '../../route-spec.js';
+
+export interface HealthDeps {
+  /** Each store answers or throws. */
+  probes: Readonly<Record<string, () => Promise<void>>>;
+}
+
+const Status = z.object({ status: z.string() }).meta({ id: 'HealthStatus' });
+
+export function healthRoutes(deps: HealthDeps): RouteSpec[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/healthz',
+      operationId: 'getLiveness',
+      summary: 'Liveness: 200 once the process listens',
+      tags: ['operations'],
+      responses: { 200: { description: 'The process is up.', schema: Status } },
+      handler: async () => ({ status: 200, body: { status: 'ok' }, headers: { 'cache-control': 'no-store' } }),
+    }),
+    route({
+      method: 'GET',
+      path: '/readyz',
+      operationId: 'getReadiness',
+      summary: 'Readiness: 200 when every store answers',
+      tags: ['operations'],
+      responses: { 200: { description: 'Every store answers.', schema: Status } },
+      errors: ['not_ready'],
+      async handler() {
+        for (const [name, probe] of Object.entries(deps.probes)) {
+          try {
+            await probe();
+          } catch {
+            throw new AppError('not_ready', `${name} does not answer`, { 'retry-after': '5' });
+          }
+        }
+        return { status: 200, body: { status: 'ready' }, headers: { 'cache-control': 'no-store' } };
+      },
+    }),
+  ];
+}

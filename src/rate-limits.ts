@@ -1,0 +1,49 @@
+// The table of per-IP rate limits (contract section 8) that routes join by name, and its RATE_LIMITS syntax.
+
+export const LIMIT_NAMES = ['contact', 'register', 'token', 'authorize', 'mcp'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+
+export interface Limit {
+  max: number;
+  windowSeconds: number;
+}
+
+/** `undefined` entries are switched off. */
+export type RateLimits = Readonly<Record<LimitName, Limit | undefined>>;
+
+export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
+  contact: { max: 8, windowSeconds: 3600 },
+  register: { max: 10, windowSeconds: 3600 },
+  token: { max: 30, windowSeconds: 60 },
+  authorize: { max: 30, windowSeconds: 60 },
+  mcp: { max: 60, windowSeconds: 60 },
+});
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/**
+ * `default`, `off`, or a list such as `contact=8/h,token=30/m`; names not listed keep their default
+ * and `name=off` switches one limit off.
+ */
+export function parseRateLimits(raw: string, fail: (problem: string) => never): RateLimits {
+  if (raw === 'default') return DEFAULT_RATE_LIMITS;
+  if (raw === 'off') return Object.freeze(Object.fromEntries(LIMIT_NAMES.map((n) => [n, undefined]))) as RateLimits;
+  const limits: Record<string, Limit | undefined> = { ...DEFAULT_RATE_LIMITS };
+  for (const item of raw.split(',')) {
+    const match = /^\s*([a-z]+)\s*=\s*(?:(\d+)\s*\/\s*(\d*)([smhd])|(off))\s*$/.exec(item);
+    const name = match?.[1];
+    if (!match || !name || !(LIMIT_NAMES as readonly string[]).includes(name)) {
+      fail(`must be default, off, or a list like contact=8/h,token=30/m with names ${LIMIT_NAMES.join(', ')} (got "${item.trim()}")`);
+    }
+    const max = Number(match![2]);
+    const windowSeconds = Number(match![3] || 1) * (UNIT_SECONDS[match![4] ?? ''] ?? 0);
+    if (!match![5] && (max < 1 || windowSeconds < 1)) fail(`needs a positive count and window (got "${item.trim()}")`);
+    limits[name!] = match![5] ? undefined : { max, windowSeconds };
+  }
+  return Object.freeze(limits) as RateLimits;
+}
+
+/** The `RateLimit-Policy` value for a limit: `8;w=3600` (draft-ietf-httpapi-ratelimit-headers). */
+export function policyHeader(limit: Limit): string {
+  return `${limit.max};w=${limit.windowSeconds}`;
+}

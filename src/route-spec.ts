@@ -1,0 +1,65 @@
+// What a route is, without any framework type: the http layer mounts these, discovery documents them.
+import type * as z from 'zod';
+import type { ErrorCode } from './errors.js';
+import type { Principal } from './ports/token-verifier.js';
+import type { LimitName } from './rate-limits.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** Who may call a route from a browser (D10): any origin, the site's origins, or the MCP origins. */
+export type CorsPolicy = 'public' | 'site' | 'mcp';
+
+/** `optional-bearer`: no Authorization header is fine; a presented token must be valid and carry `scope`. */
+export interface AuthSpec {
+  kind: 'optional-bearer';
+  scope: string;
+}
+
+export interface ResponseDoc {
+  description: string;
+  schema?: z.ZodType;
+  contentType?: string;
+  headers?: readonly string[];
+}
+
+export interface RequestInput<Body> {
+  body: Body;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  ip: string;
+  /** Present only when a valid Bearer token carrying the route's scope was sent. */
+  principal: Principal | undefined;
+}
+
+export interface Reply {
+  status: number;
+  body?: unknown;
+  /** Defaults to application/json for object bodies. */
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<Body = unknown> {
+  method: Method;
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: readonly string[];
+  /** The JSON body schema; its presence makes the route accept application/json only. */
+  body?: z.ZodType<Body>;
+  bodyLimitBytes?: number;
+  /** Request headers the route reads, documented as parameters. */
+  headerParams?: readonly { name: string; description: string; schema: z.ZodType }[];
+  responses: Readonly<Record<number, ResponseDoc>>;
+  /** Error codes this route can answer with, beyond the ones every route shares. */
+  errors?: readonly ErrorCode[];
+  limit?: LimitName;
+  cors?: CorsPolicy;
+  auth?: AuthSpec;
+  /** Hidden routes are served but left out of the OpenAPI document. */
+  hidden?: boolean;
+  handler(input: RequestInput<Body>): Promise<Reply>;
+}
+
+/** Lets a table hold routes of different body types. */
+export const route = <Body>(spec: RouteSpec<Body>): RouteSpec => spec as RouteSpec;
