@@ -1,0 +1,64 @@
+// Starts the real app on loopback HTTP, on its own SQLite file and outbox folder, with logs captured.
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { buildDeps, type Deps, type DepsOptions } from '../../src/deps.js';
+
+export interface TestApp {
+  url: string;
+  dir: string;
+  app: FastifyInstance;
+  deps: Deps;
+  /** Every log line written so far. */
+  logs: string[];
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startApp(env: Record<string, string> = {}, options: DepsOptions & { dir?: string } = {}): Promise<TestApp> {
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'portico-test-')));
+  const logs: string[] = [];
+  const logDestination = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(String(chunk));
+      callback();
+    },
+  });
+  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'portico.sqlite')}`, LOG_LEVEL: 'info', ...env });
+  const deps = await buildDeps(config, { outboxDir: join(dir, 'outbox'), logDestination, humanCheckTimeoutMs: 300, ...options });
+  const app = await buildApp(deps);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  return {
+    url,
+    dir,
+    app,
+    deps,
+    logs,
+    post: (path, body, headers = {}) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    async close() {
+      await app.close();
+      await deps.close();
+      if (!options.dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A valid inquiry; override any field. */
+export const inquiry = (fields: Record<string, unknown> = {}) => ({
+  name: 'Ana García',
+  email: 'ana@example.com',
+  message: 'We manage 40 buildings and would like a demo.',
+  privacy: true,
+  ...fields,
+});

@@ -1,0 +1,55 @@
+// A real SMTP server on loopback (npm smtp-server) that accepts, refuses at RCPT, or drops the connection.
+import type { AddressInfo } from 'node:net';
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+
+export type SmtpMode = 'accept' | 'reject-rcpt' | 'drop';
+
+export interface TestSmtpServer {
+  url: string;
+  /** Messages accepted so far, parsed. */
+  messages: ParsedMail[];
+  /** Raw messages as received on the wire. */
+  raw: string[];
+  mode: SmtpMode;
+  close(): Promise<void>;
+}
+
+export async function startSmtpServer(mode: SmtpMode = 'accept'): Promise<TestSmtpServer> {
+  const state: TestSmtpServer = { url: '', messages: [], raw: [], mode, close: async () => {} };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(_address, session, callback) {
+      if (state.mode === 'reject-rcpt') return callback(Object.assign(new Error('5.1.1 mailbox unavailable'), { responseCode: 550 }));
+      if (state.mode === 'drop') {
+        // Vanish mid-transaction, as a crashed or firewalled server does.
+        for (const connection of (server as unknown as { connections: Set<{ session: object; _socket: { destroy(): void } }> }).connections) {
+          if (connection.session === session) connection._socket.destroy();
+        }
+        return;
+      }
+      callback();
+    },
+    onData(stream, _session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', async () => {
+        const raw = Buffer.concat(chunks);
+        state.raw.push(raw.toString('utf8'));
+        state.messages.push(await simpleParser(raw));
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  state.url = `smtp://127.0.0.1:${port}`;
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      for (const connection of (server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections) connection._socket.destroy();
+      server.close(() => resolve());
+    });
+  return state;
+}
