@@ -37,12 +37,11 @@ const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
 
 export function buildOpenApi(routes: readonly RouteSpec[], settings: OpenApiSettings): object {
   const components: Record<string, object> = {};
+  // Named schemas (meta id) become components; Zod emits them as $defs, which move there too.
   const schemaRef = (schema: z.ZodType): object => {
-    const json = toJsonSchema(schema);
-    const id = z.globalRegistry.get(schema)?.id;
-    if (!id) return json;
-    components[id] = json;
-    return { $ref: `#/components/schemas/${id}` };
+    const { $defs, ...json } = toJsonSchema(schema) as { $defs?: Record<string, object>; $ref?: string };
+    Object.assign(components, $defs);
+    return json;
   };
   const errorRef = schemaRef(ErrorBody);
 
@@ -137,8 +136,8 @@ function headerDocs(names: string[]): Record<string, object> {
   return Object.fromEntries(names.map((name) => [name, HEADER_DOCS[name] ?? { schema: { type: 'string' } }]));
 }
 
-/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of the request side of a schema, without the root keywords. */
+/** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of the request side of a schema, refs pointing at components. */
 function toJsonSchema(schema: z.ZodType): object {
-  const { $schema: _dialect, id: _id, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return json;
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as object;
 }
