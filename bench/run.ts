@@ -1,0 +1,133 @@
+// `npm run bench`: Portico side by side with a bare node:http server giving the same answers; ratios, not absolutes.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { answerKey, recordAnswer, startBare, startPortico, startSmtpSink, type Answer, type BenchRequest, type Running } from './servers.js';
+
+const SECONDS = positive('BENCH_SECONDS', 5);
+const CONNECTIONS = positive('BENCH_CONNECTIONS', 10);
+const WARMUP_SECONDS = 1;
+
+const ROUTES: (BenchRequest & { name: string })[] = [
+  { name: 'GET /healthz', method: 'GET', path: '/healthz' },
+  {
+    name: 'POST /api/contact',
+    method: 'POST',
+    path: '/api/contact',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Ana García', email: 'bench@example.com', message: 'We manage 40 buildings and would like a demo.', privacy: true }),
+  },
+];
+
+interface Load {
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface RouteResult {
+  route: string;
+  portico: Load;
+  bare: Load;
+  ratio: number;
+}
+
+async function load(baseUrl: string, request: BenchRequest, seconds: number): Promise<Load> {
+  // One worker thread fires the requests, so the load generator does not share Portico's event loop.
+  const result = await autocannon({
+    url: `${baseUrl}${request.path}`,
+    method: request.method,
+    headers: request.headers ?? {},
+    body: request.body,
+    connections: CONNECTIONS,
+    duration: seconds,
+    workers: 1,
+  });
+  return {
+    reqPerSec: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
+  const running: Running[] = [];
+  try {
+    const sink = await startSmtpSink();
+    running.push(sink);
+    const portico = await startPortico(sink.url, dir);
+    running.push(portico);
+    const answers = new Map<string, Answer>();
+    for (const route of ROUTES) {
+      const answer = await recordAnswer(portico.url, route);
+      if (answer.status !== 200) throw new Error(`${route.name}: Portico answered ${answer.status} ${answer.body}`);
+      answers.set(answerKey(route), answer);
+    }
+    const bare = await startBare(answers);
+    running.push(bare);
+
+    const results: RouteResult[] = [];
+    for (const route of ROUTES) {
+      const measured: Record<'portico' | 'bare', Load> = {} as never;
+      for (const [name, server] of [['portico', portico], ['bare', bare]] as const) {
+        process.stderr.write(`${route.name} on ${name}: ${WARMUP_SECONDS} s warm-up, ${SECONDS} s measured...\n`);
+        await load(server.url, route, WARMUP_SECONDS);
+        measured[name] = await load(server.url, route, SECONDS);
+      }
+      results.push({ route: route.name, ...measured, ratio: measured.portico.reqPerSec / measured.bare.reqPerSec });
+    }
+
+    printTable(results);
+    const problems = results.flatMap((r) => (['portico', 'bare'] as const).filter((s) => r[s].non2xx || r[s].errors).map((s) => `${r.route} on ${s}: ${r[s].non2xx} non-2xx, ${r[s].errors} errors`));
+    for (const problem of problems) process.stderr.write(`WARNING ${problem}: its figures are not comparable\n`);
+
+    const file = join(tmpdir(), 'portico-bench', 'latest.json');
+    await mkdir(join(tmpdir(), 'portico-bench'), { recursive: true });
+    const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, seconds: SECONDS, connections: CONNECTIONS };
+    await writeFile(file, `${JSON.stringify({ at: new Date().toISOString(), environment, results }, null, 2)}\n`);
+    process.stdout.write(`\nresults written to ${file}\n`);
+    if (problems.length) process.exitCode = 1;
+  } finally {
+    for (const server of running.reverse()) await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function printTable(results: RouteResult[]): void {
+  const rows = [
+    ['route', 'portico req/s', 'bare req/s', 'portico/bare', 'portico p50/p99 ms', 'bare p50/p99 ms'],
+    ...results.map((r) => [
+      r.route,
+      r.portico.reqPerSec.toFixed(0),
+      r.bare.reqPerSec.toFixed(0),
+      r.ratio.toFixed(3),
+      `${r.portico.p50Ms} / ${r.portico.p99Ms}`,
+      `${r.bare.p50Ms} / ${r.bare.p99Ms}`,
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
+  process.stdout.write(`\n${SECONDS} s per server and route, ${CONNECTIONS} connections, Node ${process.version}, ${cpus().length} CPUs\n\n`);
+  process.stdout.write(`${[line(rows[0]!), line(widths.map((w) => '-'.repeat(w))), ...rows.slice(1).map(line)].join('\n')}\n`);
+}
+
+function positive(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number (got "${raw}")`);
+  return value;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});

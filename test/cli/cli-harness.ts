@@ -1,0 +1,92 @@
+// Runs the real `portico` command as a child process on a clean environment, and seeds inquiries through the HTTP API.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { inquiry, startApp } from '../support/app.js';
+import type { TestSmtpServer } from '../support/smtp-server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `node --import tsx src/cli.ts ...args` with only PATH and `env`: no inherited secrets. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** The non-empty lines of a command's output. */
+export const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
+
+export interface Workspace {
+  dir: string;
+  /** The environment every command of the test runs with. */
+  env: Record<string, string>;
+  cli(...args: string[]): Promise<CliResult>;
+  remove(): Promise<void>;
+}
+
+/** A temporary directory holding the SQLite file `p.sqlite` the commands use. */
+export async function workspace(env: Record<string, string> = {}): Promise<Workspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-cli-'));
+  const fullEnv = { DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, ...env };
+  return {
+    dir,
+    env: fullEnv,
+    cli: (...args) => runCli(args, fullEnv),
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface Seeded {
+  sent: string;
+  failed: string;
+  spam: string;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Posts three inquiries to the real app on the workspace's database, oldest first: one delivered,
+ * one the SMTP server refuses (failed), one with the honeypot filled (spam). Closes the app after.
+ */
+export async function seedInquiries(space: Workspace, smtp: TestSmtpServer): Promise<Seeded> {
+  const api = await startApp({ ...space.env, SMTP_URL: smtp.url, RATE_LIMITS: 'off' }, { dir: space.dir });
+  try {
+    smtp.mode = 'accept';
+    const sent = await api.post('/api/contact', inquiry({ name: 'Sent Sender', email: 'sent@example.com' }));
+    if (sent.status !== 200) throw new Error(`seeding the sent inquiry answered ${sent.status}`);
+    await pause(5);
+    smtp.mode = 'reject-rcpt';
+    const failed = await api.post('/api/contact', inquiry({ name: 'Failed Sender', email: 'failed@example.com', locale: 'en' }));
+    if (failed.status !== 502) throw new Error(`seeding the failed inquiry answered ${failed.status}`);
+    await pause(5);
+    smtp.mode = 'accept';
+    const spam = await api.post('/api/contact', inquiry({ name: 'Spam Bot', email: 'bot@example.com', website: 'http://spam.example' }));
+    if (spam.status !== 200) throw new Error(`seeding the spam inquiry answered ${spam.status}`);
+    const byEmail = new Map((await api.deps.inquiries.list({ limit: 10 })).map((i) => [i.email, i.id]));
+    return { sent: byEmail.get('sent@example.com')!, failed: byEmail.get('failed@example.com')!, spam: byEmail.get('bot@example.com')! };
+  } finally {
+    smtp.mode = 'accept';
+    smtp.messages.length = 0;
+    smtp.raw.length = 0;
+    await api.close();
+  }
+}

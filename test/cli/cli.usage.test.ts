@@ -1,0 +1,83 @@
+// `portico` usage, unknown commands and options, and the one-line refusal of a bad configuration.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
+
+let space: Workspace;
+beforeAll(async () => {
+  space = await workspace();
+});
+afterAll(() => space.remove());
+
+describe('portico usage', () => {
+  it('prints the usage and exits 0 when given no arguments', async () => {
+    const { code, stdout, stderr } = await space.cli();
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^usage: portico/);
+    for (const command of ['serve', 'migrate', 'inquiries list', 'inquiries resend ID', 'inquiries purge --older-than DAYS', 'openapi [--yaml]', 'check']) {
+      expect(stdout).toContain(command);
+    }
+    expect(stderr).toBe('');
+  });
+
+  it('prints the same usage and exits 0 for --help and -h', async () => {
+    const bare = await space.cli();
+    for (const flag of ['--help', '-h']) {
+      const { code, stdout } = await space.cli(flag);
+      expect(code).toBe(0);
+      expect(stdout).toBe(bare.stdout);
+    }
+  });
+
+  it('exits 1 naming an unknown command on stderr, printing nothing on stdout', async () => {
+    const { code, stdout, stderr } = await space.cli('frobnicate');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(lines(stderr)[0]).toBe('portico: unknown command: frobnicate');
+  });
+
+  it('exits 1 for an unknown subcommand of inquiries', async () => {
+    const { code, stderr } = await space.cli('inquiries', 'export');
+    expect(code).toBe(1);
+    expect(lines(stderr)[0]).toBe('portico: unknown command: inquiries export');
+  });
+
+  it('exits 1 with one line naming an unknown option', async () => {
+    const { code, stderr } = await space.cli('migrate', '--frobnicate');
+    expect(code).toBe(1);
+    expect(lines(stderr)).toHaveLength(1);
+    expect(stderr).toMatch(/^portico: .*--frobnicate/);
+  });
+});
+
+describe('portico with a bad configuration', () => {
+  it('exits 1 with one line naming PORT when PORT is not a number', async () => {
+    const { code, stdout, stderr } = await runCli(['check'], { ...space.env, PORT: 'abc' });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.endsWith('\n')).toBe(true);
+    expect(lines(stderr)).toHaveLength(1);
+    expect(stderr).toMatch(/^portico: invalid configuration: PORT /);
+  });
+
+  it.each<[string, string, Record<string, string>]>([
+    ['APP_ENV is unknown', 'APP_ENV', { APP_ENV: 'staging' }],
+    ['DATABASE_URL is another engine', 'DATABASE_URL', { DATABASE_URL: 'mysql://root:hunter2@db.internal/portico' }],
+    ['SMTP_URL is not smtp', 'SMTP_URL', { SMTP_URL: 'http://mailer:hunter2@mail.internal' }],
+    ['production has no SMTP_URL', 'SMTP_URL', { APP_ENV: 'production', MAIL_FROM: 'no-reply@portico.example', MAIL_TO: 'sales@portico.example' }],
+    ['RATE_LIMITS names an unknown limit', 'RATE_LIMITS', { RATE_LIMITS: 'unknown=1/m' }],
+  ])('exits 1 with one line naming the variable when %s, never echoing a password', async (_case, variable, env) => {
+    const { code, stderr } = await runCli(['migrate'], { ...space.env, ...env });
+    expect(code).toBe(1);
+    expect(lines(stderr)).toHaveLength(1);
+    expect(stderr.startsWith(`portico: invalid configuration: ${variable} `)).toBe(true);
+    expect(stderr).not.toContain('hunter2');
+  });
+
+  it('refuses a bad configuration before creating the database', async () => {
+    const { code } = await runCli(['migrate'], { ...space.env, LOG_LEVEL: 'loud' });
+    expect(code).toBe(1);
+    expect(existsSync(join(space.dir, 'p.sqlite'))).toBe(false);
+  });
+});
