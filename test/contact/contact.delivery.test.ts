@@ -43,6 +43,21 @@ describe('POST /api/contact delivery', () => {
     expect(mail?.replyTo?.value[0]?.name).toBe('Иван Петров');
   });
 
+  it('cannot be made to add recipients or headers through the name', async () => {
+    const name = 'Eve <eve@evil.example>, "Mallory" <m@evil.example>; Bcc: x@evil.example';
+    expect((await api.post('/api/contact', inquiry({ name }))).status).toBe(200);
+    const [mail] = smtp.messages;
+    expect(mail?.replyTo?.value).toEqual([{ name, address: 'ana@example.com' }]);
+    expect(mail?.to).toMatchObject({ value: [{ address: 'sales@portico.example' }] });
+    expect(mail?.bcc).toBeUndefined();
+    expect(mail?.cc).toBeUndefined();
+  });
+
+  it('accepts an internationalized domain and replies to it', async () => {
+    expect((await api.post('/api/contact', inquiry({ email: 'jon@bücher.example' }))).status).toBe(200);
+    expect(smtp.messages[0]?.replyTo?.value[0]?.address).toMatch(/^jon@(bücher|xn--bcher-kva)\.example$/);
+  });
+
   it('stores every delivered inquiry with status sent and its Message-ID', async () => {
     await api.post('/api/contact', inquiry({ email: 'stored@example.com' }));
     const [stored] = await api.deps.inquiries.list({ limit: 1 });
