@@ -1,7 +1,7 @@
 // The servers the bench loads: Portico in-process, a bare node:http twin replaying its answers, an SMTP sink.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
@@ -23,14 +23,17 @@ export interface BenchRequest {
 /** What a server answered to one request: replayed byte for byte by the bare server. */
 export interface Answer {
   status: number;
-  headers: Record<string, string>;
+  /** Name/value pairs in the order and case they came on the wire. */
+  headers: [string, string][];
   body: string;
 }
 
 /** The SMTP sink runs in its own process, as a real mail server would, so it takes no time from Portico's event loop. */
 export async function startSmtpSink(): Promise<Running> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'smtp-sink.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const exited = once(child, 'exit').then(() => Promise.reject(new Error('the SMTP sink exited before listening')));
+  const [line] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
+  exited.catch(() => {});
   return {
     url: line.toString().trim(),
     async close() {
@@ -62,13 +65,23 @@ export async function startPortico(smtpUrl: string, dir: string): Promise<Runnin
   };
 }
 
+export const answerKey = (request: Pick<BenchRequest, 'method' | 'path'>) => `${request.method} ${request.path}`;
+
 // Node's http layer writes these itself, for both servers alike.
 const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 export async function recordAnswer(baseUrl: string, request: BenchRequest): Promise<Answer> {
-  const response = await fetch(`${baseUrl}${request.path}`, { method: request.method, headers: request.headers, body: request.body });
-  const headers = Object.fromEntries([...response.headers].filter(([name]) => !WRITTEN_BY_NODE.has(name)));
-  return { status: response.status, headers, body: await response.text() };
+  const req = httpRequest(`${baseUrl}${request.path}`, { method: request.method, headers: request.headers });
+  req.end(request.body);
+  const [response] = (await once(req, 'response')) as [IncomingMessage];
+  let body = '';
+  for await (const chunk of response) body += chunk;
+  const headers: [string, string][] = [];
+  for (let i = 0; i < response.rawHeaders.length; i += 2) {
+    const [name, value] = [response.rawHeaders[i]!, response.rawHeaders[i + 1]!];
+    if (!WRITTEN_BY_NODE.has(name.toLowerCase())) headers.push([name, value]);
+  }
+  return { status: response.statusCode!, headers, body };
 }
 
 /** A bare node:http server that reads the request body and answers what Portico answered; 404 otherwise. */
@@ -77,7 +90,7 @@ export async function startBare(answers: ReadonlyMap<string, Answer>): Promise<R
     request.on('end', () => {
       const answer = answers.get(answerKey({ method: request.method as BenchRequest['method'], path: request.url ?? '' }));
       if (!answer) return response.writeHead(404, { 'content-length': '0' }).end();
-      response.writeHead(answer.status, answer.headers).end(answer.body);
+      response.writeHead(answer.status, answer.headers.flat()).end(answer.body);
     });
     request.resume();
   });
@@ -93,5 +106,3 @@ export async function startBare(answers: ReadonlyMap<string, Answer>): Promise<R
     },
   };
 }
-
-export const answerKey = (request: BenchRequest) => `${request.method} ${request.path}`;

@@ -143,7 +143,7 @@ function optionalUrl(name: string, raw: string | undefined, schemes: string[], f
 /** A base URL: http(s), no query or fragment, no trailing slash (issuer identifiers, RFC 8414 section 2). */
 function parseBaseUrl(name: string, raw: string, fail: Fail): string {
   const url = parseUrlWithScheme(name, raw, ['http:', 'https:'], fail);
-  if (url.search || url.hash || url.username || url.password) fail(name, 'must not carry credentials, a query or a fragment', raw);
+  if (url.search || url.hash || url.username || url.password) fail(name, 'must not carry credentials, a query or a fragment', redactUrl(raw));
   return url.href.replace(/\/+$/, '');
 }
 
@@ -202,7 +202,9 @@ function parseTrustProxy(raw: string | undefined, fail: Fail): TrustProxy {
   });
 }
 
-/** Never echo a password back into a log line. */
+/** Never echo credentials back into a log line: everything between `//` and the last `@` goes. */
 function redactUrl(raw: string): string {
-  return raw.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:***@');
+  const start = raw.indexOf('//');
+  const at = raw.lastIndexOf('@');
+  return start >= 0 && at > start ? `${raw.slice(0, start + 2)}***${raw.slice(at)}` : raw;
 }

@@ -81,7 +81,8 @@ export async function seedInquiries(space: Workspace, smtp: TestSmtpServer): Pro
     smtp.mode = 'accept';
     const spam = await api.post('/api/contact', inquiry({ name: 'Spam Bot', email: 'bot@example.com', website: 'http://spam.example' }));
     if (spam.status !== 200) throw new Error(`seeding the spam inquiry answered ${spam.status}`);
-    const byEmail = new Map((await api.deps.inquiries.list({ limit: 10 })).map((i) => [i.email, i.id]));
+    // Oldest first, so the inquiries just posted win over those of an earlier seeding of the same database.
+    const byEmail = new Map((await api.deps.inquiries.list({ limit: 1000 })).reverse().map((i) => [i.email, i.id]));
     return { sent: byEmail.get('sent@example.com')!, failed: byEmail.get('failed@example.com')!, spam: byEmail.get('bot@example.com')! };
   } finally {
     smtp.mode = 'accept';

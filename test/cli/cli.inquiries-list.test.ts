@@ -1,0 +1,109 @@
+// `portico inquiries list` shows stored inquiries (seeded through POST /api/contact) with status, filters and JSON lines.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { lines, seedInquiries, workspace, type Seeded, type Workspace } from './cli-harness.js';
+
+/** The table's rows as cells, keyed by the header. */
+function table(stdout: string): Record<string, string>[] {
+  const [header, ...rows] = lines(stdout).map((line) => line.trim().split(/ {2,}/));
+  return rows.map((cells) => Object.fromEntries(header!.map((name, i) => [name, cells[i] ?? ''])));
+}
+
+describe('portico inquiries list on an empty database', () => {
+  let space: Workspace;
+  beforeAll(async () => {
+    space = await workspace();
+  });
+  afterAll(() => space.remove());
+
+  it('says no inquiries and exits 0', async () => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'list');
+    expect(code).toBe(0);
+    expect(stdout).toBe('no inquiries\n');
+    expect(stderr).toBe('');
+  });
+
+  it('prints nothing with --json', async () => {
+    const { code, stdout } = await space.cli('inquiries', 'list', '--json');
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+  });
+});
+
+describe('portico inquiries list', () => {
+  let space: Workspace;
+  let smtp: TestSmtpServer;
+  let seeded: Seeded;
+  beforeAll(async () => {
+    space = await workspace();
+    smtp = await startSmtpServer();
+    seeded = await seedInquiries(space, smtp);
+  });
+  afterAll(async () => {
+    await smtp.close();
+    await space.remove();
+  });
+
+  it('shows every inquiry, newest first, with its status, tries, locale, channel, e-mail and name', async () => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'list');
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(lines(stdout)[0]).toMatch(/^ID +RECEIVED +STATUS +TRIES +LANG +CHANNEL +EMAIL +NAME$/);
+    expect(table(stdout)).toEqual([
+      expect.objectContaining({ ID: seeded.spam, STATUS: 'spam', EMAIL: 'bot@example.com', NAME: 'Spam Bot' }),
+      expect.objectContaining({ ID: seeded.failed, STATUS: 'failed', TRIES: '1', LANG: 'en', CHANNEL: 'web', EMAIL: 'failed@example.com', NAME: 'Failed Sender' }),
+      expect.objectContaining({ ID: seeded.sent, STATUS: 'sent', TRIES: '1', LANG: 'es', CHANNEL: 'web', EMAIL: 'sent@example.com', NAME: 'Sent Sender' }),
+    ]);
+    for (const row of table(stdout)) expect(new Date(row.RECEIVED!).toISOString()).toBe(row.RECEIVED);
+  });
+
+  it('shows only failed inquiries with --status failed', async () => {
+    const { code, stdout } = await space.cli('inquiries', 'list', '--status', 'failed');
+    expect(code).toBe(0);
+    expect(table(stdout).map((row) => [row.ID, row.STATUS])).toEqual([[seeded.failed, 'failed']]);
+  });
+
+  it('says no inquiries when no inquiry has the status asked for', async () => {
+    const { code, stdout } = await space.cli('inquiries', 'list', '--status', 'pending');
+    expect(code).toBe(0);
+    expect(stdout).toBe('no inquiries\n');
+  });
+
+  it('prints one JSON object per line with --json', async () => {
+    const { code, stdout } = await space.cli('inquiries', 'list', '--json');
+    expect(code).toBe(0);
+    const objects = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(objects).toEqual([
+      expect.objectContaining({ id: seeded.spam, status: 'spam', email: 'bot@example.com' }),
+      expect.objectContaining({ id: seeded.failed, status: 'failed', email: 'failed@example.com', attempts: 1, channel: 'web' }),
+      expect.objectContaining({ id: seeded.sent, status: 'sent', email: 'sent@example.com', attempts: 1 }),
+    ]);
+    expect(objects[1].lastError).toContain('550');
+  });
+
+  it('combines --json with --status', async () => {
+    const { stdout } = await space.cli('inquiries', 'list', '--json', '--status', 'sent');
+    expect(lines(stdout).map((line) => JSON.parse(line).id)).toEqual([seeded.sent]);
+  });
+
+  it('shows only the newest inquiry with --limit 1', async () => {
+    const { code, stdout } = await space.cli('inquiries', 'list', '--limit', '1');
+    expect(code).toBe(0);
+    expect(table(stdout).map((row) => row.ID)).toEqual([seeded.spam]);
+  });
+
+  it('exits 1 naming the statuses when --status is not one of them', async () => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'list', '--status', 'delivered');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(lines(stderr)).toEqual(['portico: --status must be one of pending, sent, failed, spam']);
+  });
+
+  it.each(['0', 'abc', '-1'])('exits 1 when --limit is %s', async (limit) => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'list', `--limit=${limit}`);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(lines(stderr)).toHaveLength(1);
+    expect(stderr).toMatch(/^portico: --limit must be an integer/);
+  });
+});

@@ -1,0 +1,49 @@
+// `portico inquiries purge --older-than DAYS` deletes old inquiries and prints how many; it needs a valid DAYS.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { lines, seedInquiries, workspace, type Workspace } from './cli-harness.js';
+
+describe('portico inquiries purge', () => {
+  let smtp: TestSmtpServer;
+  let space: Workspace;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+  });
+  beforeEach(async () => {
+    space = await workspace({ SMTP_URL: smtp.url });
+    await seedInquiries(space, smtp);
+  });
+  afterEach(() => space.remove());
+  afterAll(() => smtp.close());
+
+  it('deletes every inquiry with --older-than 0 and prints the count', async () => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'purge', '--older-than', '0');
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    expect(stdout).toBe('purged 3 inquiries older than 0 days\n');
+    expect((await space.cli('inquiries', 'list')).stdout).toBe('no inquiries\n');
+  });
+
+  it('keeps inquiries younger than DAYS and prints 0', async () => {
+    const { code, stdout } = await space.cli('inquiries', 'purge', '--older-than', '30');
+    expect(code).toBe(0);
+    expect(stdout).toBe('purged 0 inquiries older than 30 days\n');
+    expect(lines((await space.cli('inquiries', 'list', '--json')).stdout)).toHaveLength(3);
+  });
+
+  it('exits 1 with its usage and deletes nothing without --older-than', async () => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'purge');
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(lines(stderr)).toEqual(['portico: usage: portico inquiries purge --older-than DAYS']);
+    expect(lines((await space.cli('inquiries', 'list', '--json')).stdout)).toHaveLength(3);
+  });
+
+  it.each(['abc', '-1', '1.5', ''])('exits 1 and deletes nothing when --older-than is "%s"', async (days) => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'purge', `--older-than=${days}`);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(lines(stderr)).toEqual([`portico: --older-than must be an integer >= 0 (got "${days}")`]);
+    expect(lines((await space.cli('inquiries', 'list', '--json')).stdout)).toHaveLength(3);
+  });
+});
