@@ -4,9 +4,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { installErrorHandling } from './http/error-mapper.js';
+import { installFormParser } from './http/form-parser.js';
 import { mountRoutes } from './http/mount-routes.js';
+import { SharedLocalStore } from './http/shared-local-store.js';
 import { contactRoutes } from './modules/contact/routes.js';
+import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
 import { openApiRoutes } from './modules/discovery/routes.js';
+import { oauthRoutes } from './modules/oauth/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import type { RouteSpec } from './route-spec.js';
 import type { TrustProxy } from './config.js';
@@ -23,17 +27,24 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
+    store: SharedLocalStore,
     // Seconds, not a human string: Retry-After and RateLimit-Reset are integers (D9).
     errorResponseBuilder: (_request, context) =>
       new AppError('rate_limited', `rate limit of ${context.max} requests exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
   });
 
+  installFormParser(app);
+
   const routes: RouteSpec[] = [];
+  // Read on first use, once every table is mounted.
+  let protectedList: ReturnType<typeof protectedResources> | undefined;
+  const resources = () => (protectedList ??= protectedResources(routes, config.publicUrl));
   routes.push(
     ...healthRoutes({ probes: { database: () => deps.inquiries.ping() } }),
     ...contactRoutes(contactDeps(deps)),
-    ...openApiRoutes(config, () => routes),
+    ...oauthRoutes({ store: deps.oauth, clock: deps.clock, random: deps.random, issuer: config.publicUrl, resources, log: deps.logger }),
   );
+  routes.push(...discoveryRoutes(() => routes, config.publicUrl), ...openApiRoutes(config, () => routes));
   const methodsByPath = mountRoutes(app, routes, {
     publicUrl: config.publicUrl,
     rateLimits: config.rateLimits,

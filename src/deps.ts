@@ -3,11 +3,14 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { openDatabase, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
+import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
 import { migrateToLatest } from './adapters/sql/migrations.js';
 import { outboxMailer, smtpMailer } from './adapters/mail/nodemailer-mailer.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
 import type { ContactDeps } from './modules/contact/submit.js';
+import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
+import type { OAuthStore } from './ports/oauth-store.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { HumanCheck } from './ports/human-check.js';
 import type { InquiryStore } from './ports/inquiry-store.js';
@@ -22,6 +25,7 @@ export interface Deps {
   logger: Logger;
   db: Db;
   inquiries: InquiryStore;
+  oauth: OAuthStore;
   mailer: Mailer;
   humanCheck: HumanCheck | undefined;
   tokens: TokenVerifier;
@@ -37,9 +41,6 @@ export interface DepsOptions {
   humanCheckTimeoutMs?: number;
 }
 
-// Until the authorization server exists (issue 3) no token has been issued, so none is valid.
-const noTokensIssued: TokenVerifier = { verify: async () => undefined };
-
 export async function buildDeps(config: Readonly<Config>, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? cryptoRandom;
@@ -51,6 +52,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     await db.destroy();
     throw error;
   }
+  const oauth = sqlOAuthStore(db);
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? join('data', 'outbox'));
   return {
     config,
@@ -59,6 +61,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     logger,
     db,
     inquiries: sqlInquiryStore(db),
+    oauth,
     mailer,
     humanCheck: config.turnstile && siteverifyHumanCheck({
       ...config.turnstile,
@@ -67,7 +70,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
       timeoutMs: options.humanCheckTimeoutMs ?? 3_000,
       random,
     }),
-    tokens: noTokensIssued,
+    tokens: storedTokenVerifier(oauth, clock),
     async close() {
       await mailer.close();
       await db.destroy();

@@ -3,6 +3,14 @@
 /** Every `error` code the API answers with, its status and when. The OpenAPI document lists them. */
 export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, meaning: 'The request is malformed or fails validation.' },
+  invalid_client_metadata: { status: 400, meaning: 'Registration: the client metadata is invalid or inconsistent (RFC 7591).' },
+  invalid_redirect_uri: { status: 400, meaning: 'Registration: a redirect URI is not allowed (RFC 7591).' },
+  invalid_grant: { status: 400, meaning: 'Token: the code, refresh token or PKCE verifier is invalid, expired, used or not this client\'s (RFC 6749).' },
+  unauthorized_client: { status: 400, meaning: 'The client is not registered for this grant type (RFC 6749).' },
+  unsupported_grant_type: { status: 400, meaning: 'Token: the grant type is not supported (RFC 6749).' },
+  invalid_scope: { status: 400, meaning: 'A requested scope is unknown or beyond what the client registered (RFC 6749).' },
+  invalid_target: { status: 400, meaning: 'The requested resource is not one this server issues tokens for (RFC 8707).' },
+  invalid_client: { status: 401, meaning: 'Client authentication failed (RFC 6749 section 5.2).' },
   invalid_token: { status: 401, meaning: 'A Bearer token was sent but is unknown, expired or revoked.' },
   insufficient_scope: { status: 401, meaning: 'The Bearer token lacks the scope the route needs.' },
   human_check_failed: { status: 403, meaning: 'Turnstile rejected the token (invalid, expired or already spent).' },

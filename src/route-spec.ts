@@ -22,8 +22,12 @@ export interface ResponseDoc {
   headers?: readonly string[];
 }
 
+export type BodyType = 'json' | 'form';
+
 export interface RequestInput<Body> {
   body: Body;
+  /** The validated query string, when the route declares `query`. */
+  query: Record<string, unknown>;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   ip: string;
   /** Present only when a valid Bearer token carrying the route's scope was sent. */
@@ -45,8 +49,14 @@ export interface RouteSpec<Body = unknown> {
   summary: string;
   description?: string;
   tags: readonly string[];
-  /** The JSON body schema; its presence makes the route accept application/json only. */
+  /** The body schema; its presence makes the route accept only `bodyTypes` (default JSON). */
   body?: z.ZodType<Body>;
+  bodyTypes?: readonly BodyType[];
+  /** The error code a body that fails validation gets (default invalid_request). */
+  invalidBodyCode?: ErrorCode;
+  query?: z.ZodType;
+  /** The RFC 8414 metadata member that advertises this route (`token_endpoint`, ...). */
+  advertiseAs?: string;
   bodyLimitBytes?: number;
   /** Request headers the route reads, documented as parameters. */
   headerParams?: readonly { name: string; description: string; schema: z.ZodType }[];

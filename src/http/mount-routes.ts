@@ -1,10 +1,10 @@
 // Turns route tables into Fastify routes: content type, rate limit, CORS, Bearer, validation, reply.
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type * as z from 'zod';
-import { AppError, invalidRequest } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import type { TokenVerifier } from '../ports/token-verifier.js';
 import { policyHeader, type RateLimits } from '../rate-limits.js';
-import type { RouteSpec } from '../route-spec.js';
+import type { BodyType, RouteSpec } from '../route-spec.js';
 import { authenticate } from './bearer.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 
@@ -61,11 +61,12 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     // @fastify/rate-limit reads this in its onRoute hook; the group makes methods of one limit share a counter.
     config: limit ? { rateLimit: { max: limit.max, timeWindow: limit.windowSeconds * 1000, groupId: spec.limit } } : {},
     onRequest,
-    preParsing: spec.body ? [requireJson] : [],
+    preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
     async handler(request, reply) {
       const principal = spec.auth ? await authenticate(request.headers.authorization, spec.auth, target, settings.tokens) : undefined;
-      const body = spec.body ? parseBody(spec.body, request.body) : undefined;
-      const result = await spec.handler({ body, headers: request.headers, ip: request.ip, principal });
+      const body = spec.body ? parseInput(spec.body, request.body, spec.invalidBodyCode) : undefined;
+      const query = (spec.query ? parseInput(spec.query, request.query) : request.query) as Record<string, unknown>;
+      const result = await spec.handler({ body, query, headers: request.headers, ip: request.ip, principal });
       reply.code(result.status);
       if (result.headers) reply.headers(result.headers);
       if (result.contentType) reply.type(result.contentType);
@@ -74,15 +75,20 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
   };
 }
 
-/** Contract: any content type other than application/json gives 415, checked before the body is read. */
-async function requireJson(request: FastifyRequest): Promise<void> {
-  const mediaType = request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-  if (mediaType !== 'application/json') {
-    throw new AppError('unsupported_media_type', `Content-Type must be application/json${mediaType ? ` (got ${mediaType})` : ''}`);
-  }
+const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+
+/** Contract: another content type gives 415, checked before the body is read. */
+function requireContentType(types: readonly BodyType[]): Hook {
+  const accepted = types.map((type) => MEDIA_TYPES[type]);
+  return async (request) => {
+    const mediaType = request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
+    if (!mediaType || !accepted.includes(mediaType)) {
+      throw new AppError('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}${mediaType ? ` (got ${mediaType})` : ''}`);
+    }
+  };
 }
 
-function parseBody(schema: z.ZodType, body: unknown): unknown {
+function parseInput(schema: z.ZodType, body: unknown, code: ErrorCode = 'invalid_request'): unknown {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   // Every problem at once, so a client can fix its request in one round trip.
@@ -90,5 +96,5 @@ function parseBody(schema: z.ZodType, body: unknown): unknown {
     const where = issue.path.length && !issue.message.startsWith(String(issue.path[0])) ? `${issue.path.join('.')}: ` : '';
     return `${where}${issue.message}`;
   });
-  throw invalidRequest(problems.join('; '));
+  throw new AppError(code, problems.join('; '));
 }

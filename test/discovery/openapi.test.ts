@@ -35,7 +35,21 @@ describe('the OpenAPI document', () => {
 
   it('describes every mounted route, including itself, with no hand-written entry', async () => {
     const { paths } = await (await get('/openapi.json')).json();
-    expect(Object.keys(paths).sort()).toEqual(['/api/contact', '/api/openapi.json', '/api/openapi.yaml', '/healthz', '/openapi.json', '/readyz']);
+    expect(Object.keys(paths).sort()).toEqual([
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/contact',
+      '/api/contact',
+      '/api/openapi.json',
+      '/api/openapi.yaml',
+      '/healthz',
+      '/oauth/authorize',
+      '/oauth/register',
+      '/oauth/revoke',
+      '/oauth/token',
+      '/openapi.json',
+      '/readyz',
+    ]);
     expect(Object.keys(paths['/api/contact']).sort()).toEqual(['options', 'post']);
   });
 

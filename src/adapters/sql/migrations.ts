@@ -28,6 +28,76 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('inquiries_status').on('inquiries').columns(['status', 'created_at']).execute();
     },
   },
+  '0002_oauth': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('oauth_clients')
+        .addColumn('client_id', 'text', (c) => c.primaryKey())
+        .addColumn('secret_hash', 'text')
+        .addColumn('client_name', 'text')
+        .addColumn('redirect_uris', 'text', (c) => c.notNull())
+        .addColumn('grant_types', 'text', (c) => c.notNull())
+        .addColumn('token_endpoint_auth_method', 'text', (c) => c.notNull())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('application_type', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_used_at', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('oauth_consents')
+        .addColumn('id_hash', 'text', (c) => c.primaryKey())
+        .addColumn('browser_hash', 'text', (c) => c.notNull())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('redirect_uri', 'text', (c) => c.notNull())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('resource', 'text', (c) => c.notNull())
+        .addColumn('code_challenge', 'text', (c) => c.notNull())
+        .addColumn('state', 'text')
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('consumed_at', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('oauth_grants')
+        .addColumn('grant_id', 'text', (c) => c.primaryKey())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('resource', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('revoked_at', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('oauth_codes')
+        .addColumn('code_hash', 'text', (c) => c.primaryKey())
+        .addColumn('grant_id', 'text', (c) => c.notNull())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('redirect_uri', 'text', (c) => c.notNull())
+        .addColumn('code_challenge', 'text', (c) => c.notNull())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('resource', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('consumed_at', 'bigint')
+        .execute();
+      await db.schema
+        .createTable('oauth_tokens')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('grant_id', 'text', (c) => c.notNull())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('resource', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('previous_hash', 'text')
+        .addColumn('used_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('oauth_tokens_grant').on('oauth_tokens').column('grant_id').execute();
+      await db.schema.createIndex('oauth_tokens_previous').on('oauth_tokens').column('previous_hash').execute();
+      await db.schema.createIndex('oauth_tokens_expires').on('oauth_tokens').column('expires_at').execute();
+      await db.schema.createIndex('oauth_grants_client').on('oauth_grants').column('client_id').execute();
+      await db.schema.createIndex('oauth_codes_expires').on('oauth_codes').column('expires_at').execute();
+      await db.schema.createIndex('oauth_consents_expires').on('oauth_consents').column('expires_at').execute();
+    },
+  },
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -21,6 +21,73 @@ export interface InquiriesTable {
   sent_at: number | null;
 }
 
+export interface OAuthClientsTable {
+  client_id: string;
+  secret_hash: string | null;
+  client_name: string | null;
+  /** JSON array. */
+  redirect_uris: string;
+  /** JSON array. */
+  grant_types: string;
+  token_endpoint_auth_method: string;
+  scope: string;
+  application_type: string | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface OAuthConsentsTable {
+  id_hash: string;
+  browser_hash: string;
+  client_id: string;
+  redirect_uri: string;
+  scope: string;
+  resource: string;
+  code_challenge: string;
+  state: string | null;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
+export interface OAuthGrantsTable {
+  grant_id: string;
+  client_id: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface OAuthCodesTable {
+  code_hash: string;
+  grant_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  scope: string;
+  resource: string;
+  expires_at: number;
+  consumed_at: number | null;
+}
+
+export interface OAuthTokensTable {
+  token_hash: string;
+  kind: string;
+  grant_id: string;
+  client_id: string;
+  scope: string;
+  resource: string;
+  expires_at: number;
+  state: string;
+  previous_hash: string | null;
+  used_at: number | null;
+}
+
 export interface Tables {
   inquiries: InquiriesTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_consents: OAuthConsentsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
 }

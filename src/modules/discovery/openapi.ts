@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../errors.js';
 import { policyHeader, type RateLimits } from '../../rate-limits.js';
 import type { ResponseDoc, RouteSpec } from '../../route-spec.js';
+import { SCOPES } from '../oauth/scopes.js';
 
 export interface OpenApiSettings {
   publicUrl: string;
@@ -10,11 +11,6 @@ export interface OpenApiSettings {
   rateLimits: RateLimits;
 }
 
-export const SCOPES = {
-  'contact:write': 'submit a contact inquiry',
-  'mcp:invoke': 'invoke tools on the MCP server',
-  'docs:read': 'read public documentation, pricing and discovery documents',
-} as const;
 
 const ErrorBody = z
   .object({

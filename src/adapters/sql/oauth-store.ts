@@ -1,0 +1,269 @@
+// OAuthStore over Kysely: clients, consents, codes, grants and tokens, keyed by SHA-256 hashes.
+import { sql, type Selectable, type Transaction } from 'kysely';
+import type { Client, OAuthStore, Token, TokenEndpointAuthMethod, TokenKind, TokenState } from '../../ports/oauth-store.js';
+import type { Db } from './database.js';
+import type { OAuthClientsTable, OAuthTokensTable, Tables } from './schema.js';
+
+// Deletes run in batches so a large purge never holds the (single-threaded) database for long.
+const PURGE_BATCH = 500;
+
+export function sqlOAuthStore(db: Db): OAuthStore {
+  const revokeGrantIn = async (trx: Transaction<Tables>, grantId: string, now: number) => {
+    await trx.updateTable('oauth_grants').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    await trx.updateTable('oauth_tokens').set({ state: 'revoked' }).where('grant_id', '=', grantId).execute();
+  };
+
+  const store: OAuthStore = {
+    async createClient(client) {
+      await db.insertInto('oauth_clients').values(clientToRow(client)).execute();
+    },
+    async getClient(clientId) {
+      const row = await db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      return row && clientFromRow(row);
+    },
+    async listClients(limit) {
+      const rows = await db.selectFrom('oauth_clients').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
+      return rows.map(clientFromRow);
+    },
+    async deleteClient(clientId) {
+      return db.transaction().execute(async (trx) => {
+        for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_grants', 'oauth_consents'] as const) {
+          await trx.deleteFrom(table).where('client_id', '=', clientId).execute();
+        }
+        const result = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
+        return Number(result.numDeletedRows) === 1;
+      });
+    },
+    async touchClient(clientId, at) {
+      await db.updateTable('oauth_clients').set({ last_used_at: at }).where('client_id', '=', clientId).execute();
+    },
+
+    async createConsent(consent) {
+      await db
+        .insertInto('oauth_consents')
+        .values({
+          id_hash: consent.idHash,
+          browser_hash: consent.browserHash,
+          client_id: consent.clientId,
+          redirect_uri: consent.redirectUri,
+          scope: consent.scope,
+          resource: consent.resource,
+          code_challenge: consent.codeChallenge,
+          state: consent.state,
+          expires_at: consent.expiresAt,
+          consumed_at: null,
+        })
+        .execute();
+    },
+    async consumeConsent(idHash, now) {
+      const taken = await db
+        .updateTable('oauth_consents')
+        .set({ consumed_at: now })
+        .where('id_hash', '=', idHash)
+        .where('consumed_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) !== 1) return undefined;
+      const row = await db.selectFrom('oauth_consents').selectAll().where('id_hash', '=', idHash).executeTakeFirstOrThrow();
+      return {
+        idHash: row.id_hash,
+        browserHash: row.browser_hash,
+        clientId: row.client_id,
+        redirectUri: row.redirect_uri,
+        scope: row.scope,
+        resource: row.resource,
+        codeChallenge: row.code_challenge,
+        state: row.state,
+        expiresAt: Number(row.expires_at),
+      };
+    },
+
+    async createCode(code, grant) {
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('oauth_grants').values(grantToRow(grant)).execute();
+        await trx
+          .insertInto('oauth_codes')
+          .values({
+            code_hash: code.codeHash,
+            grant_id: code.grantId,
+            client_id: code.clientId,
+            redirect_uri: code.redirectUri,
+            code_challenge: code.codeChallenge,
+            scope: code.scope,
+            resource: code.resource,
+            expires_at: code.expiresAt,
+            consumed_at: null,
+          })
+          .execute();
+      });
+    },
+    async consumeCode(codeHash, now) {
+      const taken = await db
+        .updateTable('oauth_codes')
+        .set({ consumed_at: now })
+        .where('code_hash', '=', codeHash)
+        .where('consumed_at', 'is', null)
+        .executeTakeFirst();
+      const row = await db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+      if (!row) return undefined;
+      if (Number(taken.numUpdatedRows) !== 1) return { replayed: row.grant_id };
+      if (Number(row.expires_at) <= now) return undefined;
+      return {
+        codeHash: row.code_hash,
+        grantId: row.grant_id,
+        clientId: row.client_id,
+        redirectUri: row.redirect_uri,
+        codeChallenge: row.code_challenge,
+        scope: row.scope,
+        resource: row.resource,
+        expiresAt: Number(row.expires_at),
+      };
+    },
+
+    async createGrant(grant) {
+      await db.insertInto('oauth_grants').values(grantToRow(grant)).execute();
+    },
+    async revokeGrant(grantId, now) {
+      await db.transaction().execute((trx) => revokeGrantIn(trx, grantId, now));
+    },
+
+    async saveTokens(tokens) {
+      if (tokens.length) await db.insertInto('oauth_tokens').values(tokens.map(tokenToRow)).execute();
+    },
+    async getToken(tokenHash) {
+      const row = await db.selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row && tokenFromRow(row);
+    },
+    async rotateRefresh(refresh, now, issue) {
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('oauth_tokens').set({ used_at: now }).where('token_hash', '=', refresh.tokenHash).where('used_at', 'is', null).execute();
+        if (refresh.previousHash) {
+          await trx.updateTable('oauth_tokens').set({ state: 'superseded' }).where('token_hash', '=', refresh.previousHash).where('state', '=', 'active').execute();
+        }
+        // Successors issued from this token earlier whose response was lost are never valid now.
+        await trx
+          .updateTable('oauth_tokens')
+          .set({ state: 'superseded' })
+          .where('previous_hash', '=', refresh.tokenHash)
+          .where('used_at', 'is', null)
+          .where('state', '=', 'active')
+          .execute();
+        await trx.insertInto('oauth_tokens').values(issue.map(tokenToRow)).execute();
+      });
+    },
+    async revokeToken(tokenHash) {
+      await db.updateTable('oauth_tokens').set({ state: 'revoked' }).where('token_hash', '=', tokenHash).execute();
+    },
+
+    async purgeExpired(now, policy) {
+      let removed = 0;
+      const batch = async (table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents', key: 'token_hash' | 'code_hash' | 'id_hash') => {
+        for (;;) {
+          const result = await db
+            .deleteFrom(table)
+            .where(key as never, 'in', db.selectFrom(table).select(key as never).where('expires_at', '<', now).limit(PURGE_BATCH))
+            .executeTakeFirst();
+          removed += Number(result.numDeletedRows);
+          if (Number(result.numDeletedRows) < PURGE_BATCH) return;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      await batch('oauth_tokens', 'token_hash');
+      await batch('oauth_codes', 'code_hash');
+      await batch('oauth_consents', 'id_hash');
+      const stale = await db
+        .selectFrom('oauth_clients')
+        .select('client_id')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('last_used_at', 'is', null), eb('created_at', '<', now - policy.neverUsedClientMs)]),
+            eb('last_used_at', '<', now - policy.unusedClientMs),
+          ]),
+        )
+        .limit(PURGE_BATCH)
+        .execute();
+      for (const { client_id } of stale) if (await store.deleteClient(client_id)) removed++;
+      // Grants with no token left and no pending code are history.
+      const emptied = await db
+        .deleteFrom('oauth_grants')
+        .where('grant_id', 'not in', db.selectFrom('oauth_tokens').select('grant_id'))
+        .where('grant_id', 'not in', db.selectFrom('oauth_codes').select('grant_id'))
+        .where('created_at', '<', now - 3_600_000)
+        .executeTakeFirst();
+      return removed + Number(emptied.numDeletedRows);
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+  };
+  return store;
+}
+
+function clientToRow(client: Client) {
+  return {
+    client_id: client.clientId,
+    secret_hash: client.secretHash,
+    client_name: client.clientName,
+    redirect_uris: JSON.stringify(client.redirectUris),
+    grant_types: JSON.stringify(client.grantTypes),
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    scope: client.scope,
+    application_type: client.applicationType,
+    created_at: client.createdAt,
+    last_used_at: client.lastUsedAt,
+  };
+}
+
+function clientFromRow(row: Selectable<OAuthClientsTable>): Client {
+  return {
+    clientId: row.client_id,
+    secretHash: row.secret_hash,
+    clientName: row.client_name,
+    redirectUris: JSON.parse(row.redirect_uris) as string[],
+    grantTypes: JSON.parse(row.grant_types) as string[],
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
+    scope: row.scope,
+    applicationType: row.application_type,
+    createdAt: Number(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+  };
+}
+
+const grantToRow = (grant: { grantId: string; clientId: string; scope: string; resource: string; createdAt: number }) => ({
+  grant_id: grant.grantId,
+  client_id: grant.clientId,
+  scope: grant.scope,
+  resource: grant.resource,
+  created_at: grant.createdAt,
+  revoked_at: null,
+});
+
+function tokenToRow(token: Token) {
+  return {
+    token_hash: token.tokenHash,
+    kind: token.kind,
+    grant_id: token.grantId,
+    client_id: token.clientId,
+    scope: token.scope,
+    resource: token.resource,
+    expires_at: token.expiresAt,
+    state: token.state,
+    previous_hash: token.previousHash,
+    used_at: token.usedAt,
+  };
+}
+
+function tokenFromRow(row: Selectable<OAuthTokensTable>): Token {
+  return {
+    tokenHash: row.token_hash,
+    kind: row.kind as TokenKind,
+    grantId: row.grant_id,
+    clientId: row.client_id,
+    scope: row.scope,
+    resource: row.resource,
+    expiresAt: Number(row.expires_at),
+    state: row.state as TokenState,
+    previousHash: row.previous_hash,
+    usedAt: row.used_at === null ? null : Number(row.used_at),
+  };
+}

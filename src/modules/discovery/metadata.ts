@@ -1,0 +1,73 @@
+// RFC 8414 authorization-server metadata and RFC 9728 protected-resource metadata, from the routes.
+import * as z from 'zod';
+import { route, type RouteSpec } from '../../route-spec.js';
+import { LOCALES } from '../contact/schema.js';
+import { AUTH_METHODS, GRANT_TYPES } from '../oauth/register.js';
+import { ALL_SCOPES } from '../oauth/scopes.js';
+import type { ProtectedResource } from '../oauth/oauth-deps.js';
+
+const Metadata = z.looseObject({}).meta({ id: 'DiscoveryDocument', description: 'A discovery document (JSON object).' });
+const PRM_PATH = '/.well-known/oauth-protected-resource';
+
+/** Every route that accepts Bearer tokens is a protected resource, identified by its absolute URL. */
+export function protectedResources(routes: readonly RouteSpec[], publicUrl: string): ProtectedResource[] {
+  const seen = new Map<string, ProtectedResource>();
+  for (const spec of routes) if (spec.auth && !seen.has(spec.path)) seen.set(spec.path, { resource: `${publicUrl}${spec.path}`, scope: spec.auth.scope });
+  return [...seen.values()];
+}
+
+export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer: string): object {
+  const endpoints = Object.fromEntries(routes.filter((r) => r.advertiseAs).map((r) => [r.advertiseAs, `${issuer}${r.path}`]));
+  return {
+    issuer,
+    ...endpoints,
+    scopes_supported: ALL_SCOPES,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: GRANT_TYPES,
+    token_endpoint_auth_methods_supported: AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: AUTH_METHODS,
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    ui_locales_supported: LOCALES,
+    service_documentation: `${issuer}/openapi.json`,
+  };
+}
+
+export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: string): RouteSpec[] {
+  const documentRoute = (path: string, operationId: string, summary: string, build: () => object) => {
+    let body: string | undefined;
+    return route({
+      method: 'GET',
+      path,
+      operationId,
+      summary,
+      tags: ['discovery'],
+      cors: 'public',
+      responses: { 200: { description: summary, schema: Metadata } },
+      // Built once: the routes and configuration do not change while the process runs.
+      handler: async () => ({ status: 200, body: (body ??= JSON.stringify(build())), contentType: 'application/json; charset=utf-8', headers: { 'cache-control': 'public, max-age=3600' } }),
+    });
+  };
+  const resources = protectedResources(routes(), publicUrl);
+  const resourceDocument = (resource: string, scopes: readonly string[]) => ({
+    resource,
+    authorization_servers: [publicUrl],
+    scopes_supported: scopes,
+    bearer_methods_supported: ['header'],
+    resource_name: 'Portico',
+    resource_documentation: `${publicUrl}/openapi.json`,
+  });
+  return [
+    documentRoute('/.well-known/oauth-authorization-server', 'getAuthorizationServerMetadata', 'OAuth 2.0 authorization server metadata (RFC 8414)', () =>
+      authorizationServerMetadata(routes(), publicUrl),
+    ),
+    documentRoute(PRM_PATH, 'getProtectedResourceMetadata', 'Protected resource metadata for the API (RFC 9728)', () => resourceDocument(publicUrl, ALL_SCOPES)),
+    ...resources.map((r) => {
+      const path = r.resource.slice(publicUrl.length);
+      const name = path.split('/').filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
+      // RFC 9728 section 3.1: the well-known segment goes before the resource's path.
+      return documentRoute(`${PRM_PATH}${path}`, `getProtectedResourceMetadata${name}`, `Protected resource metadata for ${path} (RFC 9728)`, () => resourceDocument(r.resource, [r.scope]));
+    }),
+  ];
+}

@@ -1,0 +1,89 @@
+// The consent and error pages: self-contained HTML, escaped, unframeable, with a strict CSP (D7).
+import type { Locale } from '../contact/schema.js';
+import type { PageWords } from './consent-i18n.js';
+import type { Scope } from './scopes.js';
+
+export interface HtmlPage {
+  status: number;
+  body: string;
+  headers: Record<string, string>;
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+const STYLE = `
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f6f8}
+main{max-width:32rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.12)}
+h1{font-size:1.5rem;margin:0 0 1rem}ul{padding-left:1.25rem}li{margin:.25rem 0}
+.note{color:#4a5560;font-size:.95rem}.actions{display:flex;gap:.75rem;margin-top:1.5rem}
+button{flex:1;font:inherit;padding:.7rem 1rem;border-radius:8px;border:2px solid #0b5cad;cursor:pointer}
+button.approve{background:#0b5cad;color:#fff}button.deny{background:#fff;color:#0b5cad}
+button:focus-visible{outline:3px solid #f5a623;outline-offset:2px}`;
+
+function page(locale: Locale, title: string, content: string, nonce: string): string {
+  return `<!doctype html>
+<html lang="${locale}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<main>
+${content}
+</main>
+</body>
+</html>
+`;
+}
+
+function securityHeaders(nonce: string, formAction: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}
+
+export interface ConsentView {
+  locale: Locale;
+  words: PageWords;
+  clientName: string | null;
+  redirectHost: string;
+  scopes: readonly Scope[];
+  consentId: string;
+  /** CSP form-action sources: ourselves and where the decision redirects (browsers check redirects too). */
+  formAction: string;
+  nonce: string;
+}
+
+export function consentPage(view: ConsentView): HtmlPage {
+  const { words } = view;
+  const client = `<strong>${escapeHtml(view.clientName ?? words.unnamed)}</strong>`;
+  const content = `<h1>${escapeHtml(words.title)}</h1>
+<p>${escapeHtml(words.intro).replace('{client}', client)}</p>
+<ul>
+${view.scopes.map((scope) => `<li>${escapeHtml(words.scopes[scope])} <code>${escapeHtml(scope)}</code></li>`).join('\n')}
+</ul>
+<p class="note">${escapeHtml(words.returnTo).replace('{host}', `<strong>${escapeHtml(view.redirectHost)}</strong>`)}</p>
+<p class="note">${escapeHtml(words.trust)}</p>
+<form method="post" action="/oauth/authorize">
+<input type="hidden" name="consent" value="${escapeHtml(view.consentId)}">
+<div class="actions">
+<button type="submit" class="approve" name="decision" value="approve">${escapeHtml(words.approve)}</button>
+<button type="submit" class="deny" name="decision" value="deny">${escapeHtml(words.deny)}</button>
+</div>
+</form>`;
+  return { status: 200, body: page(view.locale, words.title, content, view.nonce), headers: securityHeaders(view.nonce, view.formAction) };
+}
+
+export function errorPage(status: number, locale: Locale, words: PageWords, message: string, nonce: string): HtmlPage {
+  const content = `<h1>${escapeHtml(words.errorTitle)}</h1>\n<p role="alert">${escapeHtml(message)}</p>`;
+  return { status, body: page(locale, words.errorTitle, content, nonce), headers: securityHeaders(nonce, "'none'") };
+}

@@ -1,0 +1,47 @@
+// The authorization_code grant with PKCE S256 (RFC 6749 section 4.1.3, RFC 7636 section 4.6).
+import { createHash } from 'node:crypto';
+import { AppError, invalidRequest } from '../../../errors.js';
+import type { Client } from '../../../ports/oauth-store.js';
+import { mintTokens, type TokenResponse } from '../issue-tokens.js';
+import type { OAuthDeps } from '../oauth-deps.js';
+import { sha256 } from '../secrets.js';
+import type { TokenParams } from '../token-params.js';
+
+// RFC 7636 section 4.1: 43-128 unreserved characters.
+const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+const invalidGrant = (description: string) => new AppError('invalid_grant', description);
+
+export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, params: TokenParams): Promise<TokenResponse> {
+  if (!params.code) throw invalidRequest('code is required');
+  if (!params.redirect_uri) throw invalidRequest('redirect_uri is required');
+  if (!params.code_verifier) throw invalidRequest('code_verifier is required (PKCE, RFC 7636)');
+  const now = deps.clock.now();
+
+  // Taken first and atomically: whatever fails below, the code is spent (RFC 9700 section 2.1.1).
+  const code = await deps.store.consumeCode(sha256(params.code), now);
+  if (!code) throw invalidGrant('the code is unknown or expired');
+  if ('replayed' in code) {
+    // RFC 6749 section 4.1.2: a code used twice revokes the tokens it already issued.
+    await deps.store.revokeGrant(code.replayed, now);
+    deps.log.warn({ client: client.clientId }, 'authorization code replayed; its grant is revoked');
+    throw invalidGrant('the code was already used; its tokens are revoked');
+  }
+  if (code.clientId !== client.clientId) throw invalidGrant('the code was issued to another client');
+  if (code.redirectUri !== params.redirect_uri) throw invalidGrant('redirect_uri differs from the authorization request');
+  if (!VERIFIER.test(params.code_verifier) || s256(params.code_verifier) !== code.codeChallenge) {
+    throw invalidGrant('the code_verifier does not match the code_challenge');
+  }
+  if (params.resource !== undefined && params.resource !== code.resource) throw new AppError('invalid_target', `the code was issued for ${code.resource}`);
+
+  const { response, rows } = mintTokens(deps, {
+    client,
+    grantId: code.grantId,
+    scopes: code.scope.split(' '),
+    resource: code.resource,
+    withRefresh: client.grantTypes.includes('refresh_token'),
+  });
+  await deps.store.saveTokens(rows);
+  return response;
+}
+
+const s256 = (verifier: string) => createHash('sha256').update(verifier, 'ascii').digest('base64url');

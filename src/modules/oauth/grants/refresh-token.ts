@@ -1,0 +1,40 @@
+// The refresh_token grant (RFC 6749 section 6) with rotation and reuse detection (D4, RFC 9700 4.14.2).
+import { AppError, invalidRequest } from '../../../errors.js';
+import type { Client } from '../../../ports/oauth-store.js';
+import { grantedScopes, mintTokens, type TokenResponse } from '../issue-tokens.js';
+import type { OAuthDeps } from '../oauth-deps.js';
+import { sha256 } from '../secrets.js';
+import type { TokenParams } from '../token-params.js';
+
+const invalidGrant = (description: string) => new AppError('invalid_grant', description);
+
+export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params: TokenParams): Promise<TokenResponse> {
+  if (!params.refresh_token) throw invalidRequest('refresh_token is required');
+  const now = deps.clock.now();
+  const refresh = await deps.store.getToken(sha256(params.refresh_token));
+  if (!refresh || refresh.kind !== 'refresh' || refresh.clientId !== client.clientId) throw invalidGrant('the refresh token is unknown');
+  if (refresh.state === 'superseded') {
+    // An older token of a rotated chain came back: someone holds a copy. End the whole grant.
+    await deps.store.revokeGrant(refresh.grantId, now);
+    deps.log.warn({ client: client.clientId }, 'refresh token reused after rotation; its grant is revoked');
+    throw invalidGrant('the refresh token was already rotated; the grant is revoked');
+  }
+  if (refresh.state === 'revoked') throw invalidGrant('the refresh token is revoked');
+  if (refresh.expiresAt <= now) throw invalidGrant('the refresh token has expired');
+  // Section 6: a narrower scope may be asked for, never a wider one.
+  const scopes = grantedScopes(params.scope, refresh.scope);
+  if (params.resource !== undefined && params.resource !== refresh.resource) throw new AppError('invalid_target', `the grant is for ${refresh.resource}`);
+
+  const { response, rows } = mintTokens(deps, {
+    client,
+    grantId: refresh.grantId,
+    scopes,
+    resource: refresh.resource,
+    withRefresh: true,
+    previousRefreshHash: refresh.tokenHash,
+  });
+  // The successor keeps the grant's full scope so that narrowing once does not narrow forever.
+  rows[1]!.scope = refresh.scope;
+  await deps.store.rotateRefresh(refresh, now, rows);
+  return response;
+}

@@ -1,0 +1,80 @@
+// Minting access and refresh tokens for a grant, and the RFC 6749 section 5.1 response.
+import * as z from 'zod';
+import { AppError } from '../../errors.js';
+import type { Client, Token } from '../../ports/oauth-store.js';
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, type OAuthDeps } from './oauth-deps.js';
+import { formatScope, isSubset, parseScope, type Scope } from './scopes.js';
+import { newSecret, sha256 } from './secrets.js';
+
+export const TokenResponse = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.int(),
+    scope: z.string().optional(),
+    refresh_token: z.string().optional(),
+    resource: z.string().optional(),
+  })
+  .meta({ id: 'TokenResponse' });
+export type TokenResponse = z.output<typeof TokenResponse>;
+
+export interface Mint {
+  client: Client;
+  grantId: string;
+  scopes: readonly string[];
+  resource: string;
+  withRefresh: boolean;
+  /** The refresh token being rotated, if any. */
+  previousRefreshHash?: string;
+}
+
+export function mintTokens(deps: OAuthDeps, mint: Mint): { response: TokenResponse; rows: Token[] } {
+  const now = deps.clock.now();
+  const scope = formatScope(mint.scopes);
+  const row = (kind: Token['kind'], secret: string, ttlSeconds: number, previousHash: string | null): Token => ({
+    tokenHash: sha256(secret),
+    kind,
+    grantId: mint.grantId,
+    clientId: mint.client.clientId,
+    scope,
+    resource: mint.resource,
+    expiresAt: now + ttlSeconds * 1000,
+    state: 'active',
+    previousHash,
+    usedAt: null,
+  });
+  const accessToken = newSecret(deps.random);
+  const rows = [row('access', accessToken, ACCESS_TOKEN_TTL_SECONDS, null)];
+  const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope, resource: mint.resource };
+  if (mint.withRefresh) {
+    const refreshToken = newSecret(deps.random);
+    rows.push(row('refresh', refreshToken, REFRESH_TOKEN_TTL_SECONDS, mint.previousRefreshHash ?? null));
+    response.refresh_token = refreshToken;
+  }
+  return { response, rows };
+}
+
+/** D5: the requested scope, which must lie within `allowed`; all of `allowed` when none is requested. */
+export function grantedScopes(requested: string | undefined, allowed: string): Scope[] {
+  const allowedScopes = parseScope(allowed) ?? [];
+  if (requested === undefined) return allowedScopes;
+  const scopes = parseScope(requested);
+  if (!scopes?.length || !isSubset(scopes, allowedScopes)) {
+    throw new AppError('invalid_scope', `scope must be within "${allowed}"`);
+  }
+  return scopes;
+}
+
+/** RFC 8707: the one resource the token is for; by default the first resource a granted scope opens. */
+export function resolveResource(deps: OAuthDeps, requested: string | undefined, scopes: readonly string[]): string {
+  const resources = deps.resources();
+  if (requested !== undefined) {
+    if (!resources.some((r) => r.resource === requested)) {
+      throw new AppError('invalid_target', `resource must be one of ${resources.map((r) => r.resource).join(', ')}`);
+    }
+    return requested;
+  }
+  const chosen = resources.find((r) => scopes.includes(r.scope)) ?? resources[0];
+  if (!chosen) throw new AppError('invalid_target', 'this server protects no resource yet');
+  return chosen.resource;
+}

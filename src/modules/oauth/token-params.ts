@@ -1,0 +1,24 @@
+// The token endpoint's parameters (the contract's TokenRequest), each a single string.
+import * as z from 'zod';
+
+// A repeated parameter arrives as an array; RFC 6749 section 3.2 forbids repeats.
+const param = (name: string) =>
+  z
+    .string({ error: (issue) => (Array.isArray(issue.input) ? `${name} must not be repeated` : `${name} must be a string`) })
+    .optional();
+
+// RFC 6749 section 3.2: unrecognized parameters are ignored, so the object is loose.
+export const TokenRequest = z
+  .looseObject({
+    grant_type: param('grant_type'),
+    client_id: param('client_id'),
+    client_secret: param('client_secret'),
+    scope: param('scope'),
+    code: param('code'),
+    redirect_uri: param('redirect_uri'),
+    code_verifier: param('code_verifier'),
+    refresh_token: param('refresh_token'),
+    resource: param('resource'),
+  })
+  .meta({ id: 'TokenRequest' });
+export type TokenParams = z.output<typeof TokenRequest>;

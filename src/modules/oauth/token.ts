@@ -1,0 +1,35 @@
+// The token endpoint (RFC 6749 section 3.2) as a named pipeline: parse, authenticate, check, dispatch.
+import { AppError, invalidRequest } from '../../errors.js';
+import type { Client } from '../../ports/oauth-store.js';
+import { authenticateClient } from './client-auth.js';
+import { authorizationCodeGrant } from './grants/authorization-code.js';
+import { clientCredentialsGrant } from './grants/client-credentials.js';
+import { refreshTokenGrant } from './grants/refresh-token.js';
+import type { TokenResponse } from './issue-tokens.js';
+import type { OAuthDeps } from './oauth-deps.js';
+import type { TokenParams } from './token-params.js';
+
+type Grant = (deps: OAuthDeps, client: Client, params: TokenParams) => Promise<TokenResponse>;
+
+const GRANTS: Readonly<Record<string, Grant>> = {
+  client_credentials: clientCredentialsGrant,
+  authorization_code: authorizationCodeGrant,
+  refresh_token: refreshTokenGrant,
+};
+
+// Recording every use would write on every token request; an hour's precision is enough for D6 pruning.
+const TOUCH_INTERVAL_MS = 3_600_000;
+
+export async function exchangeToken(deps: OAuthDeps, params: TokenParams, authorization: string | undefined): Promise<TokenResponse> {
+  if (!params.grant_type) throw invalidRequest('grant_type is required');
+  const grant = Object.hasOwn(GRANTS, params.grant_type) ? GRANTS[params.grant_type] : undefined;
+  if (!grant) throw new AppError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}`);
+  const client = await authenticateClient(deps, { authorization, clientId: params.client_id, clientSecret: params.client_secret });
+  if (!client.grantTypes.includes(params.grant_type)) {
+    throw new AppError('unauthorized_client', `this client is not registered for ${params.grant_type}`);
+  }
+  const response = await grant(deps, client, params);
+  const now = deps.clock.now();
+  if (client.lastUsedAt === null || now - client.lastUsedAt > TOUCH_INTERVAL_MS) await deps.store.touchClient(client.clientId, now);
+  return response;
+}

@@ -1,0 +1,113 @@
+// The authorization server's state: clients, consents, codes, grants and tokens, secrets only as hashes.
+//
+// Semantics every engine keeps (tested in test/contracts):
+// - `consume*` methods are atomic and succeed once: the second caller gets undefined.
+// - Revoking a grant revokes every token issued under it, at once.
+// - Lookups never return expired or revoked rows unless the method says so.
+
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+export interface Client {
+  clientId: string;
+  /** SHA-256 (hex) of the secret; null for public clients. */
+  secretHash: string | null;
+  clientName: string | null;
+  redirectUris: string[];
+  grantTypes: string[];
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  scope: string;
+  applicationType: string | null;
+  createdAt: number;
+  /** When a token was last issued to it; null until the first. */
+  lastUsedAt: number | null;
+}
+
+/** A pending consent: what the visitor is asked to approve, bound to their browser. */
+export interface Consent {
+  idHash: string;
+  /** SHA-256 of the browser-binding cookie value. */
+  browserHash: string;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  resource: string;
+  codeChallenge: string;
+  state: string | null;
+  expiresAt: number;
+}
+
+export interface AuthorizationCode {
+  codeHash: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string;
+  resource: string;
+  expiresAt: number;
+  /** The grant the code opens; tokens from its exchange belong to it. */
+  grantId: string;
+}
+
+export interface Grant {
+  grantId: string;
+  clientId: string;
+  scope: string;
+  resource: string;
+  createdAt: number;
+}
+
+export type TokenKind = 'access' | 'refresh';
+/** `superseded`: a refresh token whose successor has been used; presenting it again is replay. */
+export type TokenState = 'active' | 'superseded' | 'revoked';
+
+export interface Token {
+  tokenHash: string;
+  kind: TokenKind;
+  grantId: string;
+  clientId: string;
+  scope: string;
+  resource: string;
+  expiresAt: number;
+  state: TokenState;
+  /** For refresh tokens: the refresh token this one replaced. */
+  previousHash: string | null;
+  usedAt: number | null;
+}
+
+export interface OAuthStore {
+  createClient(client: Client): Promise<void>;
+  getClient(clientId: string): Promise<Client | undefined>;
+  listClients(limit: number): Promise<Client[]>;
+  /** Deletes the client with its consents, codes, grants and tokens; false when unknown. */
+  deleteClient(clientId: string): Promise<boolean>;
+  touchClient(clientId: string, at: number): Promise<void>;
+
+  createConsent(consent: Consent): Promise<void>;
+  /** Takes the consent once; undefined if unknown, already taken or expired. */
+  consumeConsent(idHash: string, now: number): Promise<Consent | undefined>;
+
+  /** Stores the code and opens its grant (no tokens yet). */
+  createCode(code: AuthorizationCode, grant: Grant): Promise<void>;
+  /**
+   * Takes the code once. A second presentation returns `{ replayed: grantId }` so the caller can
+   * revoke what the first exchange issued (RFC 6749 section 4.1.2).
+   */
+  consumeCode(codeHash: string, now: number): Promise<AuthorizationCode | { replayed: string } | undefined>;
+
+  createGrant(grant: Grant): Promise<void>;
+  revokeGrant(grantId: string, now: number): Promise<void>;
+
+  /** Stores tokens in one transaction; a refresh token with `previousHash` rotates per D4. */
+  saveTokens(tokens: Token[]): Promise<void>;
+  getToken(tokenHash: string): Promise<Token | undefined>;
+  /**
+   * Rotation bookkeeping when `refresh` is used (D4): its predecessor becomes superseded; other
+   * never-used successors of it are superseded too; `refresh` is marked used. Atomic with `issue`.
+   */
+  rotateRefresh(refresh: Token, now: number, issue: Token[]): Promise<void>;
+  revokeToken(tokenHash: string): Promise<void>;
+
+  /** Deletes expired consents, codes and tokens, and clients per D6; returns how many rows went. */
+  purgeExpired(now: number, policy: { neverUsedClientMs: number; unusedClientMs: number }): Promise<number>;
+  ping(): Promise<void>;
+}
