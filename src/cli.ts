@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `portico` command: parses argv, loads the configuration once, dispatches, sets the exit code.
 import { parseArgs } from 'node:util';
+import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -45,7 +46,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise
       out.line(values.yaml ? stringify(document, { aliasDuplicateObjects: false }).trimEnd() : JSON.stringify(document, null, 2));
     });
   }
-  const quiet = { ...config, logLevel: 'warn' };
+  // Commands report their own outcome; log lines would only repeat it.
+  const quiet = { ...config, logLevel: 'fatal' };
   if (command === 'migrate') return withDeps(quiet, async () => out.line('database is up to date'));
   if (command === 'check') return withDeps(quiet, (deps) => check(deps, out));
   if (command === 'inquiries') {
@@ -58,7 +60,8 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise
 
 /** Builds the deps (which applies migrations), runs `task`, and always closes them. */
 async function withDeps(config: Readonly<Config>, task: (deps: Deps) => Promise<void>): Promise<void> {
-  const deps = await buildDeps(config);
+  // Log lines go to stderr, so stdout carries only the command's own output.
+  const deps = await buildDeps(config, { logDestination: pino.destination(2) });
   try {
     await task(deps);
   } finally {

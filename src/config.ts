@@ -90,7 +90,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const rateLimits = parseRateLimits(read('RATE_LIMITS') ?? 'default', (problem) => fail('RATE_LIMITS', problem));
   const logLevel = oneOf('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', LOG_LEVELS, fail);
 
-  return Object.freeze({
+  return deepFreeze({
     port,
     host,
     publicUrl,
@@ -111,6 +111,11 @@ export function loadConfig(env: Env): Readonly<Config> {
 }
 
 type Fail = (name: string, problem: string, value?: string) => never;
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const inner of Object.values(value)) if (inner && typeof inner === 'object') deepFreeze(inner);
+  return Object.freeze(value);
+}
 
 function parsePort(raw: string, fail: Fail): number {
   const port = Number(raw);

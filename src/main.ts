@@ -1,11 +1,20 @@
 // `portico serve`: environment -> config -> deps -> listen, and a graceful shutdown on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { buildDeps } from './deps.js';
+import { startBackgroundJobs } from './background-jobs.js';
+import { buildDeps, contactDeps } from './deps.js';
+import { redeliverStalled } from './modules/contact/redeliver.js';
+
+// D6: clients that never obtained a token go after a day; clients unused for 90 days go too.
+const CLIENT_RETENTION = { neverUsedClientMs: 86_400_000, unusedClientMs: 90 * 86_400_000 };
 
 export async function serve(config: Readonly<Config>): Promise<void> {
   const deps = await buildDeps(config);
   const app = await buildApp(deps);
+  const jobs = startBackgroundJobs(deps, [
+    { name: 'redeliver-stalled-inquiries', intervalMs: 30_000, run: () => redeliverStalled(contactDeps(deps)) },
+    { name: 'purge-expired-oauth-state', intervalMs: 600_000, run: () => deps.oauth.purgeExpired(deps.clock.now(), CLIENT_RETENTION) },
+  ]);
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, mail: config.smtpUrl ? 'smtp' : 'outbox' }, 'portico is serving');
 
@@ -15,6 +24,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     await app.close();
+    await jobs.stop();
     await deps.close();
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

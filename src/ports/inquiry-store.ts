@@ -40,6 +40,8 @@ export interface InquiryStore {
   claimDelivery(id: string, at: number, staleBefore: number, resendSent?: boolean): Promise<boolean>;
   markSent(id: string, at: number, messageId: string): Promise<void>;
   markFailed(id: string, at: number, error: string): Promise<void>;
+  /** Pending inquiries no live attempt holds: never attempted, or attempted, before `staleBefore`. */
+  listStalled(staleBefore: number, limit: number): Promise<Inquiry[]>;
   list(query: { status?: InquiryStatus; limit: number }): Promise<Inquiry[]>;
   /** Deletes inquiries created before `before`; returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;

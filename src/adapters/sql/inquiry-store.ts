@@ -5,8 +5,6 @@ import type { Db } from './database.js';
 import type { InquiriesTable } from './schema.js';
 
 export function sqlInquiryStore(db: Db): InquiryStore {
-  const byKey = (key: string) => db.selectFrom('inquiries').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
-
   return {
     async create(inquiry: NewInquiry) {
       const result = await db
@@ -23,7 +21,7 @@ export function sqlInquiryStore(db: Db): InquiryStore {
     },
 
     async findByIdempotencyKey(key) {
-      const row = await byKey(key);
+      const row = await db.selectFrom('inquiries').selectAll().where('idempotency_key', '=', key).executeTakeFirst();
       return row && fromRow(row);
     },
 
@@ -50,6 +48,18 @@ export function sqlInquiryStore(db: Db): InquiryStore {
 
     async markFailed(id, _at, error) {
       await db.updateTable('inquiries').set({ status: 'failed', last_error: error }).where('id', '=', id).execute();
+    },
+
+    async listStalled(staleBefore, limit) {
+      const rows = await db
+        .selectFrom('inquiries')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('attempted_at', '<', staleBefore), eb.and([eb('attempted_at', 'is', null), eb('created_at', '<', staleBefore)])]))
+        .orderBy('created_at')
+        .limit(limit)
+        .execute();
+      return rows.map(fromRow);
     },
 
     async list({ status, limit }) {

@@ -14,8 +14,9 @@ const CHANNEL_LABEL: Record<Inquiry['channel'], string> = { web: 'web form', api
 export function composeInquiryEmail(inquiry: Inquiry, settings: InquiryMailSettings): MailMessage {
   const prefix = settings.appEnv === 'sandbox' ? '[SANDBOX] ' : '';
   return {
-    from: settings.mailFrom,
-    to: settings.mailTo,
+    // Copies: the configuration is frozen and nodemailer normalizes addresses in place.
+    from: { ...settings.mailFrom },
+    to: { ...settings.mailTo },
     replyTo: { name: inquiry.name, address: inquiry.email },
     subject: `${prefix}New inquiry from ${inquiry.name} [${inquiry.locale}]`,
     text: [
