@@ -20,7 +20,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startApp(env: Record<string, string> = {}, options: DepsOptions & { dir?: string } = {}): Promise<TestApp> {
+/** `port`: listen there (0 = any); with a fixed port, PUBLIC_URL defaults to that loopback origin. */
+export async function startApp(env: Record<string, string> = {}, options: DepsOptions & { dir?: string; port?: number } = {}): Promise<TestApp> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'portico-test-')));
   const logs: string[] = [];
   const logDestination = new Writable({
@@ -29,10 +30,16 @@ export async function startApp(env: Record<string, string> = {}, options: DepsOp
       callback();
     },
   });
-  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'portico.sqlite')}`, LOG_LEVEL: 'info', ...env });
+  const port = options.port ?? 0;
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'portico.sqlite')}`,
+    LOG_LEVEL: 'info',
+    ...(port ? { PUBLIC_URL: `http://127.0.0.1:${port}` } : {}),
+    ...env,
+  });
   const deps = await buildDeps(config, { outboxDir: join(dir, 'outbox'), logDestination, humanCheckTimeoutMs: 300, ...options });
   const app = await buildApp(deps);
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
     url,
@@ -62,3 +69,16 @@ export const inquiry = (fields: Record<string, unknown> = {}) => ({
   privacy: true,
   ...fields,
 });
+
+/** A free loopback port, for apps whose PUBLIC_URL must equal their real origin (strict OAuth clients). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
