@@ -6,6 +6,7 @@ import { stringify } from 'yaml';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { buildDeps, type Deps } from './deps.js';
+import { listClients, revokeClient } from './commands/clients.js';
 import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
 import { CliError, textOutput, type Output } from './commands/output.js';
 import { serve } from './main.js';
@@ -14,6 +15,8 @@ const USAGE = `usage: portico <command>
 
   serve                               serve the API (npm start)
   migrate                             apply pending database migrations
+  clients list [--limit N] [--json]    registered OAuth clients
+  clients revoke ID                   delete a client and every token it holds
   inquiries list [--status S] [--limit N] [--json]
   inquiries resend ID [--force]       send a stored inquiry's e-mail again
   inquiries purge --older-than DAYS   delete inquiries older than DAYS days
@@ -50,6 +53,10 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise
   const quiet = { ...config, logLevel: 'fatal' };
   if (command === 'migrate') return withDeps(quiet, async () => out.line('database is up to date'));
   if (command === 'check') return withDeps(quiet, (deps) => check(deps, out));
+  if (command === 'clients') {
+    if (sub === 'list') return withDeps(quiet, (deps) => listClients(deps, out, values));
+    if (sub === 'revoke') return withDeps(quiet, (deps) => revokeClient(deps, out, arg));
+  }
   if (command === 'inquiries') {
     if (sub === 'list') return withDeps(quiet, (deps) => listInquiries(deps, out, values));
     if (sub === 'resend') return withDeps(quiet, (deps) => resendInquiry(deps, out, arg, values));

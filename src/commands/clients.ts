@@ -1,0 +1,27 @@
+// `portico clients list|revoke`: the registered OAuth clients, and ending one with all its tokens.
+import type { Deps } from '../deps.js';
+import { CliError, type Output } from './output.js';
+
+const iso = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
+
+export async function listClients(deps: Deps, out: Output, options: { limit?: string; json?: boolean }): Promise<void> {
+  const raw = options.limit ?? '100';
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new CliError(`--limit must be an integer >= 1 (got "${raw}")`);
+  const clients = await deps.oauth.listClients(Number(raw));
+  if (options.json) {
+    // Secret hashes stay in the database: nothing printed here could authenticate.
+    for (const { secretHash, ...client } of clients) out.line(JSON.stringify({ ...client, confidential: secretHash !== null }));
+    return;
+  }
+  if (!clients.length) return out.line('no clients');
+  out.table(
+    ['CLIENT ID', 'NAME', 'AUTH', 'GRANTS', 'SCOPE', 'REGISTERED', 'LAST TOKEN'],
+    clients.map((c) => [c.clientId, c.clientName ?? '-', c.tokenEndpointAuthMethod, c.grantTypes.join(','), c.scope, iso(c.createdAt), iso(c.lastUsedAt)]),
+  );
+}
+
+export async function revokeClient(deps: Deps, out: Output, clientId: string | undefined): Promise<void> {
+  if (!clientId) throw new CliError('usage: portico clients revoke ID');
+  if (!(await deps.oauth.deleteClient(clientId))) throw new CliError(`no client ${clientId}`);
+  out.line(`client ${clientId} revoked: its registration, codes and tokens are gone`);
+}

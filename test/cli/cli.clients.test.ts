@@ -1,0 +1,73 @@
+// `portico clients list|revoke`: registered clients seen from the CLI, and a revoke that ends their tokens.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApp, type TestApp } from '../support/app.js';
+import { lines, workspace, type Workspace } from './cli-harness.js';
+
+describe('portico clients', () => {
+  let ws: Workspace;
+  let api: TestApp;
+  let clientId: string;
+  let clientSecret: string;
+  let accessToken: string;
+
+  beforeAll(async () => {
+    ws = await workspace();
+    api = await startApp({ DATABASE_URL: ws.env.DATABASE_URL!, RATE_LIMITS: 'off' }, { dir: ws.dir });
+    const registered = await api.post('/oauth/register', { client_name: 'Nightly sync', grant_types: ['client_credentials'], scope: 'contact:write' });
+    ({ client_id: clientId, client_secret: clientSecret } = await registered.json());
+    const token = await fetch(`${api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    });
+    accessToken = (await token.json()).access_token;
+  });
+  afterAll(async () => {
+    await api.close();
+    await ws.remove();
+  });
+
+  it('lists a registered client with its name, grants and scope, never its secret', async () => {
+    const { code, stdout } = await ws.cli('clients', 'list');
+    expect(code).toBe(0);
+    const [header, row] = lines(stdout);
+    expect(header).toMatch(/^CLIENT ID\s+NAME/);
+    expect(row).toContain(clientId);
+    expect(row).toContain('Nightly sync');
+    expect(row).toContain('client_credentials');
+    expect(stdout).not.toContain(clientSecret);
+  });
+
+  it('prints one JSON object per client with --json, without the secret hash', async () => {
+    const { stdout } = await ws.cli('clients', 'list', '--json');
+    const [client] = lines(stdout).map((line) => JSON.parse(line));
+    expect(client).toMatchObject({ clientId, clientName: 'Nightly sync', confidential: true, scope: 'contact:write' });
+    expect(client).not.toHaveProperty('secretHash');
+  });
+
+  it('revokes a client: its tokens stop working and it can no longer get new ones', async () => {
+    const before = await api.post('/api/contact', { name: 'A', email: 'a@example.com', message: 'm', privacy: true }, { authorization: `Bearer ${accessToken}` });
+    expect(before.status).toBe(200);
+    const { code, stdout } = await ws.cli('clients', 'revoke', clientId);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`client ${clientId} revoked`);
+    const after = await api.post('/api/contact', { name: 'A', email: 'a@example.com', message: 'm', privacy: true }, { authorization: `Bearer ${accessToken}` });
+    expect(after.status).toBe(401);
+    const token = await fetch(`${api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials' }),
+    });
+    expect(token.status).toBe(401);
+    expect((await ws.cli('clients', 'list')).stdout.trim()).toBe('no clients');
+  });
+
+  it('exits 1 for an unknown client and without an id', async () => {
+    const unknown = await ws.cli('clients', 'revoke', 'no-such-client');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe('portico: no client no-such-client\n');
+    const missing = await ws.cli('clients', 'revoke');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('usage: portico clients revoke ID');
+  });
+});
