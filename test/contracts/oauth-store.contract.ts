@@ -1,0 +1,130 @@
+// The OAuthStore contract (src/ports/oauth-store.ts), run against every engine by its own test file.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Client, OAuthStore, Token } from '../../src/ports/oauth-store.js';
+
+export interface StoreFixture {
+  store: OAuthStore;
+  close(): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+const client = (clientId: string, fields: Partial<Client> = {}): Client => ({
+  clientId,
+  secretHash: 'ab'.repeat(32),
+  clientName: 'Test',
+  redirectUris: ['https://app.example/cb'],
+  grantTypes: ['authorization_code', 'refresh_token'],
+  tokenEndpointAuthMethod: 'client_secret_basic',
+  scope: 'contact:write',
+  applicationType: null,
+  createdAt: 0,
+  lastUsedAt: null,
+  ...fields,
+});
+const token = (tokenHash: string, fields: Partial<Token> = {}): Token => ({
+  tokenHash,
+  kind: 'access',
+  grantId: 'g1',
+  clientId: 'c1',
+  scope: 'contact:write',
+  resource: 'https://api.example/api/contact',
+  expiresAt: 10 * HOUR,
+  state: 'active',
+  previousHash: null,
+  usedAt: null,
+  ...fields,
+});
+const grant = (grantId: string, clientId = 'c1') => ({ grantId, clientId, scope: 'contact:write', resource: 'https://api.example/api/contact', createdAt: 0 });
+const code = (codeHash: string, grantId: string, expiresAt = HOUR) => ({
+  codeHash,
+  grantId,
+  clientId: 'c1',
+  redirectUri: 'https://app.example/cb',
+  codeChallenge: 'x'.repeat(43),
+  scope: 'contact:write',
+  resource: 'https://api.example/api/contact',
+  expiresAt,
+});
+
+export function oauthStoreContract(engine: string, open: () => Promise<StoreFixture>): void {
+  describe(`OAuthStore on ${engine}`, () => {
+    let fixture: StoreFixture;
+    let store: OAuthStore;
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+      await store.createClient(client('c1'));
+    });
+    afterEach(() => fixture.close());
+
+    it('keeps a client exactly as registered', async () => {
+      expect(await store.getClient('c1')).toEqual(client('c1'));
+      expect(await store.getClient('nobody')).toBeUndefined();
+    });
+
+    it('lets a code be consumed once, and reports the grant of a replay', async () => {
+      await store.createCode(code('code1', 'g1'), grant('g1'));
+      expect(await store.consumeCode('code1', 0)).toMatchObject({ codeHash: 'code1', grantId: 'g1' });
+      expect(await store.consumeCode('code1', 0)).toEqual({ replayed: 'g1' });
+      expect(await store.consumeCode('unknown', 0)).toBeUndefined();
+    });
+
+    it('refuses an expired code', async () => {
+      await store.createCode(code('old', 'g2', 10), grant('g2'));
+      expect(await store.consumeCode('old', 11)).toBeUndefined();
+    });
+
+    it('lets a consent be consumed once, and never after it expires', async () => {
+      const consent = { idHash: 'k1', browserHash: 'b', clientId: 'c1', redirectUri: 'https://app.example/cb', scope: 'contact:write', resource: 'r', codeChallenge: 'c', state: null, expiresAt: 100 };
+      await store.createConsent(consent);
+      await store.createConsent({ ...consent, idHash: 'k2' });
+      expect(await store.consumeConsent('k1', 50)).toEqual(consent);
+      expect(await store.consumeConsent('k1', 50)).toBeUndefined();
+      expect(await store.consumeConsent('k2', 100)).toBeUndefined();
+    });
+
+    it('revokes every token of a grant at once', async () => {
+      await store.saveTokens([token('a1'), token('r1', { kind: 'refresh' }), token('other', { grantId: 'g9' })]);
+      await store.revokeGrant('g1', 5);
+      expect((await store.getToken('a1'))?.state).toBe('revoked');
+      expect((await store.getToken('r1'))?.state).toBe('revoked');
+      expect((await store.getToken('other'))?.state).toBe('active');
+    });
+
+    it('rotates a refresh token: the predecessor and unused siblings are superseded, the new tokens stored', async () => {
+      await store.saveTokens([token('r0', { kind: 'refresh', usedAt: 1 }), token('r1', { kind: 'refresh', previousHash: 'r0' }), token('lost', { kind: 'refresh', previousHash: 'r1' })]);
+      const r1 = (await store.getToken('r1'))!;
+      await store.rotateRefresh(r1, 7, [token('a2'), token('r2', { kind: 'refresh', previousHash: 'r1' })]);
+      expect((await store.getToken('r0'))?.state).toBe('superseded');
+      expect((await store.getToken('lost'))?.state).toBe('superseded');
+      expect(await store.getToken('r1')).toMatchObject({ state: 'active', usedAt: 7 });
+      expect(await store.getToken('r2')).toMatchObject({ state: 'active', previousHash: 'r1' });
+    });
+
+    it('deletes a client with everything it holds', async () => {
+      await store.createCode(code('c', 'g3'), grant('g3'));
+      await store.saveTokens([token('t')]);
+      expect(await store.deleteClient('c1')).toBe(true);
+      expect(await store.getClient('c1')).toBeUndefined();
+      expect(await store.getToken('t')).toBeUndefined();
+      expect(await store.consumeCode('c', 0)).toBeUndefined();
+      expect(await store.deleteClient('c1')).toBe(false);
+    });
+
+    it('purges expired tokens and codes, never-used clients after a day, unused ones after the idle limit', async () => {
+      const day = 24 * HOUR;
+      await store.createClient(client('fresh', { createdAt: 10 * day }));
+      await store.createClient(client('idle', { createdAt: 0, lastUsedAt: 1 * day }));
+      await store.createClient(client('busy', { createdAt: 0, lastUsedAt: 10 * day }));
+      await store.saveTokens([token('expired', { clientId: 'busy', expiresAt: 5 }), token('live', { clientId: 'busy', expiresAt: 20 * day })]);
+      const removed = await store.purgeExpired(10.5 * day, { neverUsedClientMs: day, unusedClientMs: 5 * day });
+      expect(removed).toBeGreaterThanOrEqual(3);
+      expect(await store.getToken('expired')).toBeUndefined();
+      expect(await store.getToken('live')).toBeDefined();
+      expect(await store.getClient('c1')).toBeUndefined();
+      expect(await store.getClient('idle')).toBeUndefined();
+      expect(await store.getClient('fresh')).toBeDefined();
+      expect(await store.getClient('busy')).toBeDefined();
+    });
+  });
+}
