@@ -12,7 +12,7 @@ export const ERROR_CATALOGUE = {
   invalid_target: { status: 400, meaning: 'The requested resource is not one this server issues tokens for (RFC 8707).' },
   invalid_client: { status: 401, meaning: 'Client authentication failed (RFC 6749 section 5.2).' },
   invalid_token: { status: 401, meaning: 'A Bearer token was sent but is unknown, expired or revoked.' },
-  insufficient_scope: { status: 401, meaning: 'The Bearer token lacks the scope the route needs.' },
+  insufficient_scope: { status: 401, meaning: 'The Bearer token lacks the scope the route needs (401 on /api/contact per the contract; 403 on /mcp, D3).' },
   human_check_failed: { status: 403, meaning: 'Turnstile rejected the token (invalid, expired or already spent).' },
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'The route exists but not with this method.' },
@@ -33,13 +33,15 @@ export class AppError extends Error {
   override name = 'AppError';
   readonly status: number;
 
+  /** `status` overrides the catalogue's only where a contract says so (insufficient_scope: 401 or 403). */
   constructor(
     readonly code: ErrorCode,
     readonly description: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    status?: number,
   ) {
     super(description);
-    this.status = ERROR_CATALOGUE[code].status;
+    this.status = status ?? ERROR_CATALOGUE[code].status;
   }
 }
 

@@ -13,6 +13,8 @@ export type CorsPolicy = 'public' | 'site' | 'mcp';
 export interface AuthSpec {
   kind: 'optional-bearer';
   scope: string;
+  /** RFC 6750 section 3.1 says 403; the contract says 401 for /api/contact. Default 401. */
+  insufficientScopeStatus?: 401 | 403;
 }
 
 export interface ResponseDoc {

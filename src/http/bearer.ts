@@ -13,7 +13,8 @@ export interface ProtectedResource {
   metadataUrl: string;
 }
 
-export async function authenticate(
+/** The principal of a valid Bearer token for `target` with `auth.scope`; undefined when none is sent. */
+export async function verifyBearer(
   header: string | undefined,
   auth: AuthSpec,
   target: ProtectedResource,
@@ -23,7 +24,7 @@ export async function authenticate(
   const challenge = (error: string, description: string, extra = '') =>
     `Bearer error="${error}", error_description="${description}"${extra}, resource_metadata="${target.metadataUrl}"`;
   const reject = (code: 'invalid_token' | 'insufficient_scope', description: string, extra = '') =>
-    new AppError(code, description, { 'www-authenticate': challenge(code, description, extra) });
+    new AppError(code, description, { 'www-authenticate': challenge(code, description, extra) }, code === 'insufficient_scope' ? auth.insufficientScopeStatus : undefined);
 
   const token = BEARER.exec(header)?.[1];
   if (!token) throw reject('invalid_token', 'the Authorization header must be: Bearer <access token>');

@@ -5,7 +5,7 @@ import { AppError, type ErrorCode } from '../errors.js';
 import type { TokenVerifier } from '../ports/token-verifier.js';
 import { policyHeader, type RateLimits } from '../rate-limits.js';
 import type { BodyType, RouteSpec } from '../route-spec.js';
-import { authenticate } from './bearer.js';
+import { verifyBearer } from './bearer.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 
 export interface MountSettings {
@@ -63,7 +63,7 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     onRequest,
     preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
     async handler(request, reply) {
-      const principal = spec.auth ? await authenticate(request.headers.authorization, spec.auth, target, settings.tokens) : undefined;
+      const principal = spec.auth ? await verifyBearer(request.headers.authorization, spec.auth, target, settings.tokens) : undefined;
       const body = spec.body ? parseInput(spec.body, request.body, spec.invalidBodyCode) : undefined;
       const query = (spec.query ? parseInput(spec.query, request.query) : request.query) as Record<string, unknown>;
       const result = await spec.handler({ body, query, headers: request.headers, ip: request.ip, principal });
