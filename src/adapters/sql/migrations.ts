@@ -91,7 +91,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('used_at', 'bigint')
         .execute();
       await db.schema.createIndex('oauth_tokens_grant').on('oauth_tokens').column('grant_id').execute();
-      await db.schema.createIndex('oauth_tokens_previous').on('oauth_tokens').column('previous_hash').execute();
+      // Partial: only refresh tokens that replaced another have one; access tokens skip the index.
+      await db.schema.createIndex('oauth_tokens_previous').on('oauth_tokens').column('previous_hash').where('previous_hash', 'is not', null).execute();
       await db.schema.createIndex('oauth_tokens_expires').on('oauth_tokens').column('expires_at').execute();
       await db.schema.createIndex('oauth_grants_client').on('oauth_grants').column('client_id').execute();
       await db.schema.createIndex('oauth_codes_expires').on('oauth_codes').column('expires_at').execute();

@@ -1,6 +1,7 @@
 // OAuthStore over Kysely: clients, consents, codes, grants and tokens, keyed by SHA-256 hashes.
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { Client, OAuthStore, Token, TokenEndpointAuthMethod, TokenKind, TokenState } from '../../ports/oauth-store.js';
+import { batchedWrites } from './batched-writes.js';
 import type { Db } from './database.js';
 import type { OAuthClientsTable, OAuthTokensTable, Tables } from './schema.js';
 
@@ -12,6 +13,10 @@ export function sqlOAuthStore(db: Db): OAuthStore {
     await trx.updateTable('oauth_grants').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
     await trx.updateTable('oauth_tokens').set({ state: 'revoked' }).where('grant_id', '=', grantId).execute();
   };
+
+  const insertTokens = batchedWrites<Token>(async (rows) => {
+    await db.insertInto('oauth_tokens').values(rows.map(tokenToRow)).execute();
+  });
 
   const store: OAuthStore = {
     async createClient(client) {
@@ -128,7 +133,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
     },
 
     async saveTokens(tokens) {
-      if (tokens.length) await db.insertInto('oauth_tokens').values(tokens.map(tokenToRow)).execute();
+      if (tokens.length) await insertTokens(tokens);
     },
     async getToken(tokenHash) {
       const row = await db.selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
