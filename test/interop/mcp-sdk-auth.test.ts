@@ -1,0 +1,64 @@
+// The official MCP SDK client's OAuth flow (discovery, DCR, PKCE, consent, exchange) against Portico.
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, inquiry, startApp, type TestApp } from '../support/app.js';
+
+/** What a browser does with the consent page: approve it, and return the callback URL it lands on. */
+async function approveInBrowser(authorizationUrl: URL): Promise<URL> {
+  const page = await fetch(authorizationUrl, { headers: { 'accept-language': 'en' } });
+  expect(page.status).toBe(200);
+  const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+  const consent = /name="consent" value="([^"]+)"/.exec(await page.text())![1]!;
+  const decision = await fetch(new URL('/oauth/authorize', authorizationUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: authorizationUrl.origin, 'sec-fetch-site': 'same-origin' },
+    body: new URLSearchParams({ consent, decision: 'approve' }),
+  });
+  expect(decision.status).toBe(303);
+  return new URL(decision.headers.get('location')!);
+}
+
+describe('the MCP SDK client (@modelcontextprotocol/client) authorizing against Portico', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+  });
+  afterAll(() => api.close());
+
+  it('discovers, registers, gets consent, exchanges the code and uses the token', async () => {
+    const saved: Record<string, unknown> = {};
+    let landedOn: URL | undefined;
+    const provider: OAuthClientProvider = {
+      redirectUrl: 'http://127.0.0.1:33418/callback',
+      clientMetadata: {
+        client_name: 'MCP SDK interop',
+        redirect_uris: ['http://127.0.0.1:33418/callback'],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      },
+      clientInformation: () => saved.client as never,
+      saveClientInformation: (info) => void (saved.client = info),
+      tokens: () => saved.tokens as never,
+      saveTokens: (tokens) => void (saved.tokens = tokens),
+      redirectToAuthorization: async (url) => void (landedOn = await approveInBrowser(url)),
+      saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
+      codeVerifier: () => saved.verifier as string,
+    };
+    const serverUrl = `${api.url}/api/contact`;
+
+    expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
+    expect(landedOn?.searchParams.get('iss')).toBe(api.url);
+    const code = landedOn!.searchParams.get('code')!;
+    expect(await auth(provider, { serverUrl, authorizationCode: code, iss: landedOn!.searchParams.get('iss')! })).toBe('AUTHORIZED');
+
+    const tokens = saved.tokens as { access_token: string; refresh_token?: string; token_type: string };
+    expect(tokens.token_type).toBe('Bearer');
+    expect(tokens.refresh_token).toBeTruthy();
+    const sent = await api.post('/api/contact', inquiry({ email: 'sdk@example.com' }), { authorization: `Bearer ${tokens.access_token}` });
+    expect(sent.status).toBe(200);
+    const [stored] = await api.deps.inquiries.list({ limit: 1 });
+    expect(stored).toMatchObject({ email: 'sdk@example.com', channel: 'api', clientId: (saved.client as { client_id: string }).client_id });
+  });
+});
