@@ -75,16 +75,18 @@ export async function requestAuthorization(deps: OAuthDeps, http: BrowserRequest
 
 /** POST /oauth/authorize with `consent` and `decision`: a code, or access_denied, back to the client. */
 export async function decide(deps: OAuthDeps, http: BrowserRequest): Promise<Reply> {
-  const locale = chooseLocale(undefined, http.acceptLanguage);
+  // The page's own language travels with the form, so its errors read in the same language.
+  const locale = chooseLocale(http.params.locale, http.acceptLanguage);
   const words: PageWords = WORDS[locale];
   const nonce = deps.random.bytes(16).toString('base64');
   const refuse = (status: number, message: string) => html(errorPage(status, locale, words, message, nonce));
 
   // Cross-site submissions: the Fetch metadata and Origin a browser sends say where the form came from.
   const ours = new URL(deps.issuer).origin;
-  if ((http.origin !== undefined && http.origin !== ours) || (http.secFetchSite !== undefined && http.secFetchSite !== 'same-origin')) {
-    return refuse(403, words.crossSite);
-  }
+  const sameOrigin = http.secFetchSite === undefined || http.secFetchSite === 'same-origin';
+  // `Origin: null` comes from privacy-minded referrer policies; Sec-Fetch-Site still vouches for it.
+  const originOk = http.origin === undefined || http.origin === ours || (http.origin === 'null' && http.secFetchSite === 'same-origin');
+  if (!sameOrigin || !originOk) return refuse(403, words.crossSite);
   const consentId = http.params.consent;
   const consent = typeof consentId === 'string' ? await deps.store.consumeConsent(sha256(consentId), deps.clock.now()) : undefined;
   if (!consent) return refuse(400, words.consentUsed);

@@ -16,6 +16,7 @@ const STYLE = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f6f8}
 main{max-width:32rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.12)}
 h1{font-size:1.5rem;margin:0 0 1rem}ul{padding-left:1.25rem}li{margin:.25rem 0}
+.scope{margin-left:.4rem;padding:.05rem .35rem;border-radius:4px;background:#eef1f4;color:#4a5560;font-size:.85em}
 .note{color:#4a5560;font-size:.95rem}.actions{display:flex;gap:.75rem;margin-top:1.5rem}
 button{flex:1;font:inherit;padding:.7rem 1rem;border-radius:8px;border:2px solid #0b5cad;cursor:pointer}
 button.approve{background:#0b5cad;color:#fff}button.deny{background:#fff;color:#0b5cad}
@@ -27,7 +28,7 @@ function page(locale: Locale, title: string, content: string, nonce: string): st
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${escapeHtml(title)}</title>
 <style nonce="${nonce}">${STYLE}</style>
 </head>
@@ -47,7 +48,9 @@ function securityHeaders(nonce: string, formAction: string): Record<string, stri
     'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` on the form post,
+    // which the cross-site check must refuse; cross-origin requests (the redirect) still carry none.
+    'referrer-policy': 'same-origin',
   };
 }
 
@@ -69,12 +72,13 @@ export function consentPage(view: ConsentView): HtmlPage {
   const content = `<h1>${escapeHtml(words.title)}</h1>
 <p>${escapeHtml(words.intro).replace('{client}', client)}</p>
 <ul>
-${view.scopes.map((scope) => `<li>${escapeHtml(words.scopes[scope])} <code>${escapeHtml(scope)}</code></li>`).join('\n')}
+${view.scopes.map((scope) => `<li>${escapeHtml(words.scopes[scope])} <code class="scope">${escapeHtml(scope)}</code></li>`).join('\n')}
 </ul>
 <p class="note">${escapeHtml(words.returnTo).replace('{host}', `<strong>${escapeHtml(view.redirectHost)}</strong>`)}</p>
 <p class="note">${escapeHtml(words.trust)}</p>
 <form method="post" action="/oauth/authorize">
 <input type="hidden" name="consent" value="${escapeHtml(view.consentId)}">
+<input type="hidden" name="locale" value="${view.locale}">
 <div class="actions">
 <button type="submit" class="approve" name="decision" value="approve">${escapeHtml(words.approve)}</button>
 <button type="submit" class="deny" name="decision" value="deny">${escapeHtml(words.deny)}</button>
