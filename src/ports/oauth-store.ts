@@ -96,6 +96,7 @@ export interface OAuthStore {
 
   createGrant(grant: Grant): Promise<void>;
   revokeGrant(grantId: string, now: number): Promise<void>;
+  isGrantRevoked(grantId: string): Promise<boolean>;
 
   /** Stores tokens in one transaction; a refresh token with `previousHash` rotates per D4. */
   saveTokens(tokens: Token[]): Promise<void>;

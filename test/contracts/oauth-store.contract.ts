@@ -85,7 +85,10 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
 
     it('revokes every token of a grant at once', async () => {
       await store.saveTokens([token('a1'), token('r1', { kind: 'refresh' }), token('other', { grantId: 'g9' })]);
+      await store.createGrant(grant('g1'));
+      expect(await store.isGrantRevoked('g1')).toBe(false);
       await store.revokeGrant('g1', 5);
+      expect(await store.isGrantRevoked('g1')).toBe(true);
       expect((await store.getToken('a1'))?.state).toBe('revoked');
       expect((await store.getToken('r1'))?.state).toBe('revoked');
       expect((await store.getToken('other'))?.state).toBe('active');

@@ -43,6 +43,8 @@ export async function startSmtpServer(mode: SmtpMode = 'accept'): Promise<TestSm
       });
     },
   });
+  // Clients that vanish (a killed server under test) reset their connections; that is expected here.
+  server.on('error', () => {});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   state.url = `smtp://127.0.0.1:${port}`;

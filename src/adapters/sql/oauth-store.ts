@@ -132,6 +132,11 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       await db.transaction().execute((trx) => revokeGrantIn(trx, grantId, now));
     },
 
+    async isGrantRevoked(grantId) {
+      const row = await db.selectFrom('oauth_grants').select('revoked_at').where('grant_id', '=', grantId).executeTakeFirst();
+      return row?.revoked_at != null;
+    },
+
     async saveTokens(tokens) {
       if (tokens.length) await insertTokens(tokens);
     },

@@ -19,7 +19,7 @@ export interface BrowserRequest {
 
 // RFC 7636 section 4.2: BASE64URL(SHA256(verifier)) is 43 characters; allow the full ABNF range.
 const CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
-const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource', 'ui_locales'];
+const AUTHORIZE_PARAMS = ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'ui_locales'];
 
 /** GET (or POST) /oauth/authorize with the request parameters: the consent page, or an error. */
 export async function requestAuthorization(deps: OAuthDeps, http: BrowserRequest): Promise<Reply> {
@@ -50,7 +50,7 @@ export async function requestAuthorization(deps: OAuthDeps, http: BrowserRequest
   let resource;
   try {
     scopes = grantedScopes(typeof params.scope === 'string' ? params.scope : undefined, client.scope);
-    resource = resolveResource(deps, typeof params.resource === 'string' ? params.resource : undefined, scopes);
+    resource = resolveResource(deps, params.resource, scopes);
   } catch (error) {
     if (error instanceof AppError) return fail(error.code, error.description);
     throw error;

@@ -65,8 +65,15 @@ export function grantedScopes(requested: string | undefined, allowed: string): S
   return scopes;
 }
 
+/** The one `resource` asked for, if any: a token is bound to one (RFC 8707 section 2, D4). */
+export function singleResource(requested: unknown): string | undefined {
+  if (Array.isArray(requested)) throw new AppError('invalid_target', 'send resource once: each token is bound to one resource');
+  return typeof requested === 'string' ? requested : undefined;
+}
+
 /** RFC 8707: the one resource the token is for; by default the first resource a granted scope opens. */
-export function resolveResource(deps: OAuthDeps, requested: string | undefined, scopes: readonly string[]): string {
+export function resolveResource(deps: OAuthDeps, requestedParam: unknown, scopes: readonly string[]): string {
+  const requested = singleResource(requestedParam);
   const resources = deps.resources();
   if (requested !== undefined) {
     if (!resources.some((r) => r.resource === requested)) {

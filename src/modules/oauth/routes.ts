@@ -7,7 +7,7 @@ import type { OAuthDeps } from './oauth-deps.js';
 import { ClientRegistrationRequest, ClientRegistrationResponse, registerClient } from './register.js';
 import { revokeToken } from './revoke.js';
 import { exchangeToken } from './token.js';
-import { TokenRequest } from './token-params.js';
+import { omitEmpty, TokenRequest } from './token-params.js';
 
 // RFC 6749 section 5.1: token responses must not be cached.
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
@@ -63,7 +63,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       limit: 'token',
       cors: 'public',
       advertiseAs: 'token_endpoint',
-      handler: async (input) => ({ status: 200, body: await exchangeToken(deps, input.body as z.output<typeof TokenRequest>, header(input, 'authorization')), headers: NO_STORE }),
+      handler: async (input) => ({ status: 200, body: await exchangeToken(deps, omitEmpty(input.body as z.output<typeof TokenRequest>), header(input, 'authorization')), headers: NO_STORE }),
     }),
     route({
       ...authorizeSpec,
@@ -72,7 +72,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       summary: 'Start the authorization code flow: the consent page',
       responses: { 200: HTML, 302: REDIRECT },
       errors: ['rate_limited'],
-      handler: async (input) => requestAuthorization(deps, browser(input, input.query)),
+      handler: async (input) => requestAuthorization(deps, browser(input, omitEmpty(input.query))),
     }),
     route({
       ...authorizeSpec,
@@ -85,7 +85,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       responses: { 200: HTML, 303: REDIRECT },
       errors: ['unsupported_media_type', 'rate_limited'],
       handler: async (input) => {
-        const params = input.body as Record<string, unknown>;
+        const params = omitEmpty(input.body as Record<string, unknown>);
         return 'consent' in params ? decide(deps, browser(input, params)) : requestAuthorization(deps, browser(input, params));
       },
     }),
@@ -103,7 +103,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       cors: 'public',
       advertiseAs: 'revocation_endpoint',
       async handler(input) {
-        const body = input.body as z.output<typeof RevokeRequest>;
+        const body = omitEmpty(input.body as z.output<typeof RevokeRequest>);
         await revokeToken(deps, body.token, { authorization: header(input, 'authorization'), clientId: body.client_id, clientSecret: body.client_secret });
         return { status: 200, headers: NO_STORE };
       },

@@ -18,7 +18,13 @@ export const TokenRequest = z
     redirect_uri: param('redirect_uri'),
     code_verifier: param('code_verifier'),
     refresh_token: param('refresh_token'),
-    resource: param('resource'),
+    // RFC 8707 section 2 allows several; the grants answer invalid_target, as tokens bind one (D4).
+    resource: z.union([z.string(), z.array(z.string())]).optional(),
   })
   .meta({ id: 'TokenRequest' });
 export type TokenParams = z.output<typeof TokenRequest>;
+
+/** RFC 6749 section 3.1: "Parameters sent without a value MUST be treated as if they were omitted". */
+export function omitEmpty<T extends object>(params: T): T {
+  return Object.fromEntries(Object.entries(params).filter(([, value]) => value !== '')) as T;
+}

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
-import { mintTokens, type TokenResponse } from '../issue-tokens.js';
+import { mintTokens, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import { sha256 } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
@@ -31,7 +31,8 @@ export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, pa
   if (!VERIFIER.test(params.code_verifier) || s256(params.code_verifier) !== code.codeChallenge) {
     throw invalidGrant('the code_verifier does not match the code_challenge');
   }
-  if (params.resource !== undefined && params.resource !== code.resource) throw new AppError('invalid_target', `the code was issued for ${code.resource}`);
+  const resource = singleResource(params.resource);
+  if (resource !== undefined && resource !== code.resource) throw new AppError('invalid_target', `the code was issued for ${code.resource}`);
 
   const { response, rows } = mintTokens(deps, {
     client,
@@ -41,6 +42,11 @@ export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, pa
     withRefresh: client.grantTypes.includes('refresh_token'),
   });
   await deps.store.saveTokens(rows);
+  // A replay racing this exchange may have revoked the grant before these rows were written.
+  if (await deps.store.isGrantRevoked(code.grantId)) {
+    await deps.store.revokeGrant(code.grantId, deps.clock.now());
+    throw invalidGrant('the code was used twice at once; its tokens are revoked');
+  }
   return response;
 }
 
