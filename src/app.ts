@@ -10,6 +10,7 @@ import { SharedLocalStore } from './http/shared-local-store.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
 import { openApiRoutes } from './modules/discovery/routes.js';
+import { mcpRoutes } from './modules/mcp/routes.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import type { RouteSpec } from './route-spec.js';
@@ -42,6 +43,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   routes.push(
     ...healthRoutes({ probes: { database: () => deps.inquiries.ping() } }),
     ...contactRoutes(contactDeps(deps)),
+    ...mcpRoutes(contactDeps(deps), { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins }),
     ...oauthRoutes({ store: deps.oauth, clock: deps.clock, random: deps.random, issuer: config.publicUrl, resources, log: deps.logger }),
   );
   routes.push(...discoveryRoutes(() => routes, config.publicUrl), ...openApiRoutes(config, () => routes));

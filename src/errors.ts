@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   invalid_token: { status: 401, meaning: 'A Bearer token was sent but is unknown, expired or revoked.' },
   insufficient_scope: { status: 401, meaning: 'The Bearer token lacks the scope the route needs (401 on /api/contact per the contract; 403 on /mcp, D3).' },
   human_check_failed: { status: 403, meaning: 'Turnstile rejected the token (invalid, expired or already spent).' },
+  forbidden: { status: 403, meaning: 'The request comes from a Host or Origin this server does not answer (DNS-rebinding defence).' },
   not_found: { status: 404, meaning: 'No such route.' },
   method_not_allowed: { status: 405, meaning: 'The route exists but not with this method.' },
   idempotency_in_progress: { status: 409, meaning: 'A request with this Idempotency-Key is still being processed.' },

@@ -93,10 +93,11 @@ function operation(spec: RouteSpec, settings: OpenApiSettings, schemaRef: (s: z.
 
   const codes = [...(spec.body ? (['invalid_request'] as const) : []), ...(spec.errors ?? [])].filter((code) => code !== 'rate_limited' || limit);
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) byStatus.set(ERROR_CATALOGUE[code].status, [...(byStatus.get(ERROR_CATALOGUE[code].status) ?? []), code]);
+  const statusOf = (code: ErrorCode) => (code === 'insufficient_scope' ? spec.auth?.insufficientScopeStatus : undefined) ?? ERROR_CATALOGUE[code].status;
+  for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
   for (const [statusNumber, group] of byStatus) {
     const status = String(statusNumber);
-    const headers = [...limitHeaders, ...(status === '429' || status === '503' || status === '409' ? ['Retry-After'] : []), ...(status === '401' ? ['WWW-Authenticate'] : [])];
+    const headers = [...limitHeaders, ...(status === '429' || status === '503' || status === '409' ? ['Retry-After'] : []), ...(status === '401' || (status === '403' && spec.auth) ? ['WWW-Authenticate'] : [])];
     responses[status] = {
       description: group.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].meaning}`).join(' '),
       headers: headerDocs(headers),

@@ -1,0 +1,66 @@
+// The contact_service tool: the ContactRequest schema minus the browser-only fields, and the same submit path.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { AppError } from '../../errors.js';
+import { ContactRequest } from '../contact/schema.js';
+import { submitInquiry, type ContactDeps } from '../contact/submit.js';
+
+export const CONTACT_TOOL = 'contact_service';
+
+/** D2: the tool's input is ContactRequest without turnstileToken and website, so limits cannot drift. */
+export const ContactToolInput = ContactRequest.omit({ turnstileToken: true, website: true });
+
+export const CONTACT_TOOL_DESCRIPTION = [
+  'Send a sales, demo or support inquiry to the team behind the community and property management software.',
+  'Use it when the person wants to be contacted: a demo, pricing, a question about the product, or help with an account.',
+  'name: who is writing (up to 120 characters). email: where the team should reply (up to 254). message: what they need,',
+  'in their own words (up to 5000). locale: the language to answer in: es, en, ca, ru, eu or gl (default es).',
+  'privacy: true only when the person has accepted the privacy policy; never set it on their behalf without asking.',
+].join(' ');
+
+/** Who is calling, carried from the HTTP request into the tool callback. */
+export interface Caller {
+  remoteIp: string;
+  clientId: string | null;
+}
+
+export const callerContext = new AsyncLocalStorage<Caller>();
+
+export interface ToolResult {
+  [key: string]: unknown;
+  content: { type: 'text'; text: string }[];
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export async function callContactTool(deps: ContactDeps, args: unknown): Promise<ToolResult> {
+  const caller = callerContext.getStore() ?? { remoteIp: 'unknown', clientId: null };
+  const parsed = ContactToolInput.safeParse(args);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => issue.message).join('; ');
+    return failure('invalid_request', `The inquiry was not sent: ${problems}.`);
+  }
+  try {
+    await submitInquiry(deps, {
+      request: parsed.data,
+      channel: 'mcp',
+      remoteIp: caller.remoteIp,
+      clientId: caller.clientId,
+      // Agents cannot solve Turnstile; the per-IP limit of /mcp stands in for it (contract section 5).
+      authenticated: true,
+      idempotencyKey: undefined,
+    });
+  } catch (error) {
+    if (error instanceof AppError) return failure(error.code, `The inquiry was not sent: ${error.description}.`);
+    throw error;
+  }
+  return {
+    content: [{ type: 'text', text: `The inquiry from ${parsed.data.name} was delivered to the team; they will reply to ${parsed.data.email}.` }],
+    structuredContent: { ok: true },
+  };
+}
+
+const failure = (code: string, text: string): ToolResult => ({
+  content: [{ type: 'text', text }],
+  structuredContent: { ok: false, error: code },
+  isError: true,
+});

@@ -1,0 +1,98 @@
+// POST /mcp: DNS-rebinding defence (D3), Bearer with mcp:invoke optional, then the SDK's handler; JSON out (D1).
+import * as z from 'zod';
+import { AppError } from '../../errors.js';
+import { route, type RouteSpec } from '../../route-spec.js';
+import type { ContactDeps } from '../contact/submit.js';
+import { callerContext } from './contact-tool.js';
+import { createPorticoMcpHandler } from './mcp-handler.js';
+
+export const MCP_SCOPE = 'mcp:invoke';
+
+export interface McpRouteSettings {
+  publicUrl: string;
+  allowedOrigins: readonly string[] | '*';
+}
+
+const JsonRpcMessage = z
+  .unknown()
+  .meta({ id: 'JsonRpcRequest', description: 'A JSON-RPC 2.0 request or notification: jsonrpc "2.0", method, optional id and params.' });
+const JsonRpcResponse = z.looseObject({ jsonrpc: z.literal('2.0') }).meta({ id: 'JsonRpcResponse' });
+
+export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteSpec[] {
+  const handler = createPorticoMcpHandler(deps);
+  const hosts = allowedHosts(settings.publicUrl);
+  const endpoint = `${settings.publicUrl}/mcp`;
+  return [
+    route({
+      method: 'POST',
+      path: '/mcp',
+      operationId: 'callMcp',
+      summary: 'MCP over Streamable HTTP: the contact_service tool and the contact-form app',
+      description: 'Stateless: 2026-07-28 requests and the 2025-era handshake (2025-11-25, 2025-06-18, 2025-03-26) on one endpoint.',
+      tags: ['mcp'],
+      body: JsonRpcMessage,
+      bodyLimitBytes: 256 * 1024,
+      responses: { 200: { description: 'The JSON-RPC response.', schema: JsonRpcResponse }, 204: { description: 'A notification was accepted.' } },
+      errors: ['invalid_token', 'insufficient_scope', 'forbidden', 'unsupported_media_type', 'payload_too_large', 'rate_limited'],
+      limit: 'mcp',
+      cors: 'mcp',
+      auth: { kind: 'optional-bearer', scope: MCP_SCOPE, insufficientScopeStatus: 403 },
+      async handler({ body, headers, ip, principal }) {
+        // D3: a page on another site must not reach a local or internal server through DNS rebinding.
+        const host = String(headers.host ?? '').toLowerCase();
+        if (!hosts.has(host)) throw new AppError('forbidden', `Host ${host || '(none)'} is not this server`);
+        const origin = headers.origin;
+        if (typeof origin === 'string' && settings.allowedOrigins !== '*' && !settings.allowedOrigins.includes(origin)) {
+          throw new AppError('forbidden', `Origin ${origin} may not call this server`);
+        }
+        // D1: JSON-RPC batches are not part of the protocol since 2025-06-18.
+        if (Array.isArray(body)) return jsonRpcError(400, -32600, 'JSON-RPC batches are not supported');
+        const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
+        const response = await callerContext.run({ remoteIp: ip, clientId: principal?.clientId ?? null }, () => handler.fetch(request, { parsedBody: body }));
+        // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
+        if (response.status === 202) return { status: 204 };
+        const text = await response.text();
+        const type = response.headers.get('content-type') ?? 'application/json';
+        // D1: requests answer application/json; the SDK's 2025-era leg frames its one answer as SSE.
+        if (type.startsWith('text/event-stream')) return { status: response.status, body: lastSseMessage(text), contentType: 'application/json' };
+        return { status: response.status, body: text, contentType: type };
+      },
+    }),
+  ];
+}
+
+const jsonRpcError = (status: number, code: number, message: string) => ({
+  status,
+  body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }),
+  contentType: 'application/json',
+});
+
+/** The data of the last SSE event: the response, after any messages the handler sent before it. */
+function lastSseMessage(stream: string): string {
+  const events = stream.split(/\r?\n\r?\n/).map((event) =>
+    event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n'),
+  );
+  return events.filter(Boolean).at(-1) ?? '';
+}
+
+/** The Host values that name this server; for a loopback PUBLIC_URL every loopback name on its port. */
+function allowedHosts(publicUrl: string): Set<string> {
+  const url = new URL(publicUrl);
+  const port = url.port ? `:${url.port}` : '';
+  const hosts = new Set([url.host.toLowerCase()]);
+  if (['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) for (const name of ['localhost', '127.0.0.1', '[::1]']) hosts.add(`${name}${port}`);
+  return hosts;
+}
+
+function webHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Headers {
+  const result = new Headers();
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || name === 'content-length' || name === 'host' || name === 'connection') continue;
+    result.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return result;
+}

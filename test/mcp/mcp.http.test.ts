@@ -1,0 +1,117 @@
+// POST /mcp on the wire: JSON answers, 204 notifications, 405, batches, DNS-rebinding defence, Bearer (D1, D3).
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startApp, type TestApp } from '../support/app.js';
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const ACCEPT = { accept: 'application/json, text/event-stream' };
+
+describe('POST /mcp over raw HTTP', () => {
+  let api: TestApp;
+  const mcp = (body: unknown, headers: Record<string, string> = {}) => api.post('/mcp', body, { ...ACCEPT, ...headers });
+  const token = async (scope: string, resource: string) => {
+    const registered = await (await api.post('/oauth/register', { grant_types: ['client_credentials'], scope })).json();
+    const response = await fetch(`${api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }),
+    });
+    return { clientId: registered.client_id as string, accessToken: (await response.json()).access_token as string };
+  };
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'mcp=40/m', MCP_ALLOWED_ORIGINS: 'https://agent.example' }, { port: await freePort() });
+  });
+  afterAll(() => api.close());
+
+  it('answers initialize 200 with application/json, even to a 2025-era client', async () => {
+    const response = await mcp(INIT);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'portico' } } });
+  });
+
+  it('answers a notification 204 with no body', async () => {
+    const response = await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-protocol-version': '2025-11-25' });
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe('');
+  });
+
+  it.each(['GET', 'DELETE'])('answers %s 405 with Allow naming POST', async (method) => {
+    const response = await fetch(`${api.url}/mcp`, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toContain('POST');
+  });
+
+  it('answers a batch 400 with JSON-RPC error -32600', async () => {
+    const response = await mcp([INIT]);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not supported' } });
+  });
+
+  // fetch() will not send a foreign Host, so this one goes through node:http as a rebinding page's would arrive.
+  it('refuses a Host that is not this server with 403 (DNS rebinding)', async () => {
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${api.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, 'content-type': 'application/json', host: 'rebound.evil.example' } }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk)).on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      req.on('error', reject).end(JSON.stringify(INIT));
+    });
+    expect(status).toBe(403);
+    expect(JSON.parse(body)).toMatchObject({ error: 'forbidden', ok: false });
+  });
+
+  it('answers on every loopback name of a loopback PUBLIC_URL, so a newcomer\'s curl works', async () => {
+    const local = await fetch(`${api.url.replace('127.0.0.1', 'localhost')}/mcp`, { method: 'POST', headers: { ...ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify(INIT) });
+    expect(local.status).toBe(200);
+  });
+
+  it('refuses an Origin that is not allowed with 403, and serves an allowed one with CORS headers', async () => {
+    expect((await mcp(INIT, { origin: 'https://evil.example' })).status).toBe(403);
+    const allowed = await mcp(INIT, { origin: 'https://agent.example' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://agent.example');
+  });
+
+  it('answers an unknown Bearer token 401 naming the /mcp resource metadata', async () => {
+    const response = await mcp(INIT, { authorization: 'Bearer not-a-token' });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain(`resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`);
+  });
+
+  it('answers a valid token without mcp:invoke 403 insufficient_scope (D3)', async () => {
+    const { accessToken } = await token('docs:read', `${api.url}/mcp`);
+    const response = await mcp(INIT, { authorization: `Bearer ${accessToken}` });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
+    expect(response.headers.get('www-authenticate')).toContain('scope="mcp:invoke"');
+  });
+
+  it('accepts a token with mcp:invoke for /mcp, and records its client on the inquiry', async () => {
+    const { accessToken, clientId } = await token('mcp:invoke', `${api.url}/mcp`);
+    const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'contact_service', arguments: { name: 'Bot', email: 'bot@example.com', message: 'hi', privacy: true } } };
+    const response = await mcp(call, { authorization: `Bearer ${accessToken}`, 'mcp-protocol-version': '2025-11-25' });
+    expect(response.status).toBe(200);
+    expect((await response.json()).result.structuredContent).toEqual({ ok: true });
+    const [stored] = await api.deps.inquiries.list({ limit: 1 });
+    expect(stored).toMatchObject({ channel: 'mcp', clientId });
+  });
+
+  it('refuses a token issued for /api/contact', async () => {
+    const { accessToken } = await token('contact:write mcp:invoke', `${api.url}/api/contact`);
+    expect((await mcp(INIT, { authorization: `Bearer ${accessToken}` })).status).toBe(401);
+  });
+
+  it('publishes RFC 9728 metadata for the /mcp resource', async () => {
+    const metadata = await (await fetch(`${api.url}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(metadata).toMatchObject({ resource: `${api.url}/mcp`, scopes_supported: ['mcp:invoke'], authorization_servers: [api.url] });
+  });
+
+  it('limits each IP per minute, with the policy announced', async () => {
+    const first = await mcp(INIT);
+    expect(first.headers.get('ratelimit-policy')).toBe('40;w=60');
+    let status = first.status;
+    for (let i = 0; i < 45 && status !== 429; i++) status = (await mcp(INIT)).status;
+    expect(status).toBe(429);
+  });
+});
