@@ -10,6 +10,7 @@ import { SharedLocalStore } from './http/shared-local-store.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
 import { openApiRoutes } from './modules/discovery/routes.js';
+import { serverCardRoutes } from './modules/discovery/server-card.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -46,7 +47,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...mcpRoutes(contactDeps(deps), { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins }),
     ...oauthRoutes({ store: deps.oauth, clock: deps.clock, random: deps.random, issuer: config.publicUrl, resources, log: deps.logger }),
   );
-  routes.push(...discoveryRoutes(() => routes, config.publicUrl), ...openApiRoutes(config, () => routes));
+  routes.push(...discoveryRoutes(() => routes, config.publicUrl), ...serverCardRoutes(config.publicUrl), ...openApiRoutes(config, () => routes));
   const methodsByPath = mountRoutes(app, routes, {
     publicUrl: config.publicUrl,
     rateLimits: config.rateLimits,

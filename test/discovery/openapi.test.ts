@@ -36,6 +36,7 @@ describe('the OpenAPI document', () => {
   it('describes every mounted route, including itself, with no hand-written entry', async () => {
     const { paths } = await (await get('/openapi.json')).json();
     expect(Object.keys(paths).sort()).toEqual([
+      '/.well-known/mcp/server-card.json',
       '/.well-known/oauth-authorization-server',
       '/.well-known/oauth-protected-resource',
       '/.well-known/oauth-protected-resource/api/contact',
@@ -45,6 +46,7 @@ describe('the OpenAPI document', () => {
       '/api/openapi.yaml',
       '/healthz',
       '/mcp',
+      '/mcp/server-card',
       '/oauth/authorize',
       '/oauth/register',
       '/oauth/revoke',
