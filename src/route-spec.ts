@@ -68,6 +68,8 @@ export interface RouteSpec<Body = unknown> {
   limit?: LimitName;
   cors?: CorsPolicy;
   auth?: AuthSpec;
+  /** JSON-RPC endpoints answer an unparsable body with a JSON-RPC parse error (-32700), not the Error body. */
+  jsonRpc?: boolean;
   /** Hidden routes are served but left out of the OpenAPI document. */
   hidden?: boolean;
   handler(input: RequestInput<Body>): Promise<Reply>;

@@ -34,6 +34,15 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
  */
 export function installErrorHandling(app: FastifyInstance, allowedMethods: (path: string) => string[] | undefined): void {
   app.setErrorHandler((error, request, reply) => {
+    const code = (error as { code?: string }).code;
+    if (request.routeOptions.config.jsonRpc && (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY')) {
+      // JSON-RPC 2.0 section 5.1: a body that is not JSON is a Parse error, answered with id null.
+      return reply
+        .code(400)
+        .header('cache-control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } }));
+    }
     const appError = toAppError(error);
     if (appError.status >= 500 && appError.code === 'server_error') request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, appError);

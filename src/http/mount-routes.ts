@@ -17,6 +17,13 @@ export interface MountSettings {
 
 type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set from RouteSpec.jsonRpc; read by the error mapper. */
+    jsonRpc?: boolean;
+  }
+}
+
 /** Mounts the routes; returns the methods served on each path (for 405 answers). */
 export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], settings: MountSettings): Map<string, string[]> {
   const methodsByPath = new Map<string, string[]>();
@@ -59,7 +66,10 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     url: spec.path,
     bodyLimit: spec.bodyLimitBytes,
     // @fastify/rate-limit reads this in its onRoute hook; the group makes methods of one limit share a counter.
-    config: limit ? { rateLimit: { max: limit.max, timeWindow: limit.windowSeconds * 1000, groupId: spec.limit } } : {},
+    config: {
+      ...(limit ? { rateLimit: { max: limit.max, timeWindow: limit.windowSeconds * 1000, groupId: spec.limit } } : {}),
+      jsonRpc: spec.jsonRpc === true,
+    },
     onRequest,
     preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
     async handler(request, reply) {

@@ -49,6 +49,12 @@ describe('POST /mcp over raw HTTP', () => {
   });
 
   // fetch() will not send a foreign Host, so this one goes through node:http as a rebinding page's would arrive.
+  it.each([['broken JSON', '{"jsonrpc": "2.0",'], ['an empty body', '']])('answers %s 400 with JSON-RPC error -32700 and id null', async (_case, raw) => {
+    const response = await mcp(raw);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
   it('refuses a Host that is not this server with 403 (DNS rebinding)', async () => {
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${api.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, 'content-type': 'application/json', host: 'rebound.evil.example' } }, (res) => {

@@ -37,6 +37,7 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
       limit: 'mcp',
       cors: 'mcp',
       auth: { kind: 'optional-bearer', scope: MCP_SCOPE, insufficientScopeStatus: 403 },
+      jsonRpc: true,
       async handler({ body, headers, ip, principal }) {
         // D3: a page on another site must not reach a local or internal server through DNS rebinding.
         const host = String(headers.host ?? '').toLowerCase();
