@@ -1,0 +1,64 @@
+// Given an expired token, the 1.x SDK client's own OAuth flow discovers our server, registers, gets consent and retries.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startApp, type TestApp } from '../support/app.js';
+
+/** The browser's part: approve the consent page over HTTP and return where it sends the visitor. */
+async function approve(authorizationUrl: URL): Promise<URL> {
+  const page = await fetch(authorizationUrl);
+  const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+  const consent = /name="consent" value="([^"]+)"/.exec(await page.text())![1]!;
+  const decision = await fetch(new URL('/oauth/authorize', authorizationUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
+    body: new URLSearchParams({ consent, decision: 'approve' }),
+  });
+  return new URL(decision.headers.get('location')!);
+}
+
+describe('the MCP SDK 1.x client with an expired token', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+  });
+  afterAll(() => api.close());
+
+  it('gets 401, runs discovery, registration and consent, and lists the tools with its new token', async () => {
+    const saved: Record<string, unknown> = { tokens: { access_token: 'expired-or-never-issued', token_type: 'Bearer' } };
+    let callback: URL | undefined;
+    const provider: OAuthClientProvider = {
+      get redirectUrl() {
+        return 'http://127.0.0.1:45871/callback';
+      },
+      get clientMetadata() {
+        return { client_name: 'SDK 1.x', redirect_uris: ['http://127.0.0.1:45871/callback'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+      },
+      clientInformation: () => saved.client as never,
+      saveClientInformation: (info) => void (saved.client = info),
+      tokens: () => saved.tokens as never,
+      saveTokens: (tokens) => void (saved.tokens = tokens),
+      redirectToAuthorization: async (url) => void (callback = await approve(url)),
+      saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
+      codeVerifier: () => saved.verifier as string,
+    };
+    const endpoint = new URL(`${api.url}/mcp`);
+
+    const first = new StreamableHTTPClientTransport(endpoint, { authProvider: provider });
+    await expect(new Client({ name: 'sdk1', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(callback?.searchParams.get('iss')).toBe(api.url);
+    await first.finishAuth(callback!.searchParams.get('code')!);
+    expect((saved.tokens as { access_token: string }).access_token).not.toBe('expired-or-never-issued');
+
+    const client = new Client({ name: 'sdk1', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['contact_service']);
+    } finally {
+      await client.close();
+    }
+  });
+});
