@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -45,9 +45,12 @@ export async function startSmtpSink(): Promise<Running> {
 
 /** Portico as production builds it, with rate limits off, silent logs and its own SQLite file in `dir`. */
 export async function startPortico(smtpUrl: string, dir: string): Promise<Running> {
+  // PUBLIC_URL must be the real origin: /mcp answers only Hosts that name this server (D3).
+  const port = await freePort();
   const config = loadConfig({
     HOST: '127.0.0.1',
-    PORT: '0',
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATABASE_URL: `sqlite:${join(dir, 'bench.sqlite')}`,
     SMTP_URL: smtpUrl,
     RATE_LIMITS: 'off',
@@ -55,9 +58,9 @@ export async function startPortico(smtpUrl: string, dir: string): Promise<Runnin
   });
   const deps = await buildDeps(config);
   const app = await buildApp(deps);
-  await app.listen({ host: config.host, port: 0 });
+  await app.listen({ host: config.host, port });
   return {
-    url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     async close() {
       await app.close();
       await deps.close();
@@ -105,4 +108,12 @@ export async function startBare(answers: ReadonlyMap<string, Answer>): Promise<R
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createNetServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
