@@ -5,6 +5,8 @@ import { route, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
 import { callerContext } from './contact-tool.js';
 import { createPorticoMcpHandler } from './mcp-handler.js';
+import { lastSseMessage } from './sse.js';
+import { fastToolsListEra, toolsListCache } from './tools-list-fast-path.js';
 
 export const MCP_SCOPE = 'mcp:invoke';
 
@@ -20,6 +22,7 @@ const JsonRpcResponse = z.looseObject({ jsonrpc: z.literal('2.0') }).meta({ id: 
 
 export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteSpec[] {
   const handler = createPorticoMcpHandler(deps);
+  const toolsList = toolsListCache(handler.fetch, `${settings.publicUrl}/mcp`);
   const hosts = allowedHosts(settings.publicUrl);
   const endpoint = `${settings.publicUrl}/mcp`;
   return [
@@ -48,6 +51,8 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         }
         // D1: JSON-RPC batches are not part of the protocol since 2025-06-18.
         if (Array.isArray(body)) return jsonRpcError(400, -32600, 'JSON-RPC batches are not supported');
+        const era = fastToolsListEra(body, headers);
+        if (era) return { status: 200, body: await toolsList(era, (body as { id: string | number }).id), contentType: 'application/json' };
         const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
         const response = await callerContext.run({ remoteIp: ip, clientId: principal?.clientId ?? null }, () => handler.fetch(request, { parsedBody: body }));
         // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
@@ -67,18 +72,6 @@ const jsonRpcError = (status: number, code: number, message: string) => ({
   body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }),
   contentType: 'application/json',
 });
-
-/** The data of the last SSE event: the response, after any messages the handler sent before it. */
-function lastSseMessage(stream: string): string {
-  const events = stream.split(/\r?\n\r?\n/).map((event) =>
-    event
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).trimStart())
-      .join('\n'),
-  );
-  return events.filter(Boolean).at(-1) ?? '';
-}
 
 /** The Host values that name this server; for a loopback PUBLIC_URL every loopback name on its port. */
 function allowedHosts(publicUrl: string): Set<string> {

@@ -1,0 +1,51 @@
+// tools/list from the cached fast path is byte for byte what the SDK itself answers, in both eras.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contactDeps } from '../../src/deps.js';
+import { createPorticoMcpHandler } from '../../src/modules/mcp/mcp-handler.js';
+import { lastSseMessage } from '../../src/modules/mcp/sse.js';
+import { fastToolsListEra } from '../../src/modules/mcp/tools-list-fast-path.js';
+import { freePort, startApp, type TestApp } from '../support/app.js';
+
+const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const CASES = [
+  { era: 'legacy', id: 7, headers: { ...ACCEPT, 'mcp-protocol-version': '2025-11-25' }, body: { jsonrpc: '2.0', id: 7, method: 'tools/list' } },
+  { era: 'legacy', id: 'x-1', headers: { ...ACCEPT, 'mcp-protocol-version': '2025-11-25' }, body: { jsonrpc: '2.0', id: 'x-1', method: 'tools/list', params: {} } },
+  { era: 'modern', id: 42, headers: { ...ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, body: { jsonrpc: '2.0', id: 42, method: 'tools/list', params: { _meta: META } } },
+  {
+    era: 'modern',
+    id: 'abc',
+    headers: { ...ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+    body: { jsonrpc: '2.0', id: 'abc', method: 'tools/list', params: { _meta: { ...META, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' } } } },
+  },
+] as const;
+
+describe('the tools/list fast path', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+  });
+  afterAll(() => api.close());
+
+  it.each(CASES)('answers a $era request with id $id exactly as the SDK does', async ({ era, headers, body }) => {
+    expect(fastToolsListEra(body, headers)).toBe(era);
+    const ours = await (await api.post('/mcp', body, headers)).text();
+    const sdk = await createPorticoMcpHandler(contactDeps(api.deps)).fetch(new Request(`${api.url}/mcp`, { method: 'POST', headers }), { parsedBody: body });
+    const text = await sdk.text();
+    // The route turns the SDK's one-event SSE framing into its JSON (D1); the message itself must be identical.
+    expect(ours).toBe(text.startsWith('{') ? text : lastSseMessage(text));
+  });
+
+  it.each([
+    ['a cursor', { ...CASES[0].headers }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { cursor: 'x' } }],
+    ['no protocol version header', { ...ACCEPT }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+    ['an older protocol version', { ...ACCEPT, 'mcp-protocol-version': '2025-03-26' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+    ['a null id', { ...CASES[0].headers }, { jsonrpc: '2.0', id: null, method: 'tools/list' }],
+    ['an Accept without SSE', { 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-11-25' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+    ['a mismatched Mcp-Method', { ...CASES[2].headers, 'mcp-method': 'tools/call' }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } }],
+    ['modern headers without _meta', { ...CASES[2].headers }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+    ['unknown _meta keys', { ...CASES[2].headers }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...META, other: 1 } } }],
+  ])('leaves a request with %s to the SDK', (_case, headers, body) => {
+    expect(fastToolsListEra(body, headers)).toBeUndefined();
+  });
+});
