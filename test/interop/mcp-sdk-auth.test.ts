@@ -2,22 +2,7 @@
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, inquiry, startApp, type TestApp } from '../support/app.js';
-
-/** What a browser does with the consent page: approve it, and return the callback URL it lands on. */
-async function approveInBrowser(authorizationUrl: URL): Promise<URL> {
-  const page = await fetch(authorizationUrl, { headers: { 'accept-language': 'en' } });
-  expect(page.status).toBe(200);
-  const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
-  const consent = /name="consent" value="([^"]+)"/.exec(await page.text())![1]!;
-  const decision = await fetch(new URL('/oauth/authorize', authorizationUrl), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', origin: authorizationUrl.origin, 'sec-fetch-site': 'same-origin' },
-    body: new URLSearchParams({ consent, decision: 'approve' }),
-  });
-  expect(decision.status).toBe(303);
-  return new URL(decision.headers.get('location')!);
-}
+import { approveConsent } from '../support/consent.js';
 
 describe('the MCP SDK client (@modelcontextprotocol/client) authorizing against Portico', () => {
   let api: TestApp;
@@ -42,7 +27,7 @@ describe('the MCP SDK client (@modelcontextprotocol/client) authorizing against 
       saveClientInformation: (info) => void (saved.client = info),
       tokens: () => saved.tokens as never,
       saveTokens: (tokens) => void (saved.tokens = tokens),
-      redirectToAuthorization: async (url) => void (landedOn = await approveInBrowser(url)),
+      redirectToAuthorization: async (url) => void (landedOn = await approveConsent(url)),
       saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
       codeVerifier: () => saved.verifier as string,
     };

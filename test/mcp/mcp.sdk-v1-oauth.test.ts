@@ -5,20 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startApp, type TestApp } from '../support/app.js';
-
-/** The browser's part: approve the consent page over HTTP and return where it sends the visitor. */
-async function approve(authorizationUrl: URL): Promise<URL> {
-  const page = await fetch(authorizationUrl);
-  const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
-  const consent = /name="consent" value="([^"]+)"/.exec(await page.text())![1]!;
-  const decision = await fetch(new URL('/oauth/authorize', authorizationUrl), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
-    body: new URLSearchParams({ consent, decision: 'approve' }),
-  });
-  return new URL(decision.headers.get('location')!);
-}
+import { approveConsent } from '../support/consent.js';
 
 describe('the MCP SDK 1.x client with an expired token', () => {
   let api: TestApp;
@@ -41,7 +28,7 @@ describe('the MCP SDK 1.x client with an expired token', () => {
       saveClientInformation: (info) => void (saved.client = info),
       tokens: () => saved.tokens as never,
       saveTokens: (tokens) => void (saved.tokens = tokens),
-      redirectToAuthorization: async (url) => void (callback = await approve(url)),
+      redirectToAuthorization: async (url) => void (callback = await approveConsent(url)),
       saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
       codeVerifier: () => saved.verifier as string,
     };
