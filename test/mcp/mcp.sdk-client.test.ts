@@ -51,3 +51,33 @@ describe('the MCP SDK 2.x client against POST /mcp', () => {
     expect(JSON.stringify(result.content)).toContain('email');
   });
 });
+
+describe('the contact-form MCP App through the SDK 2.x client', () => {
+  let api: TestApp;
+  let client: Client;
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+    client = new Client({ name: 'portico-app-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`)));
+  });
+  afterAll(async () => {
+    await client.close();
+    await api.close();
+  });
+
+  it('links the tool to ui://portico/contact-form, under both the current and the legacy key', async () => {
+    const [tool] = (await client.listTools()).tools;
+    expect(tool?._meta).toMatchObject({ ui: { resourceUri: 'ui://portico/contact-form' }, 'ui/resourceUri': 'ui://portico/contact-form' });
+  });
+
+  it('lists and reads the app: one self-contained HTML document with an empty CSP allow-list', async () => {
+    const { resources } = await client.listResources();
+    expect(resources).toEqual([expect.objectContaining({ uri: 'ui://portico/contact-form', mimeType: 'text/html;profile=mcp-app' })]);
+    const { contents } = await client.readResource({ uri: 'ui://portico/contact-form' });
+    const [page] = contents as { text: string; mimeType: string; _meta: { ui: { csp: object } } }[];
+    expect(page?.mimeType).toBe('text/html;profile=mcp-app');
+    expect(page?.text).toMatch(/^<!doctype html>/i);
+    expect(page?.text).not.toMatch(/https?:/);
+    expect(page?._meta.ui.csp).toEqual({ connectDomains: [], resourceDomains: [] });
+  });
+});

@@ -1,11 +1,16 @@
 // The MCP server (official SDK 2.x): one tool, served statelessly for 2026-07-28 and 2025-era clients.
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { ContactDeps } from '../contact/submit.js';
+import { CONTACT_FORM_MIME, CONTACT_FORM_URI, contactFormHtml } from './ui/contact-form-html.js';
 import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolInput } from './contact-tool.js';
 
 export const SERVER_INFO = { name: 'portico', title: 'Portico', version: '1.0.0' };
 
+// D2: the app is self-contained, so it asks the host for no network origins at all.
+const UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
+
 export function createPorticoMcpHandler(deps: ContactDeps) {
+  const html = contactFormHtml();
   const factory = () => {
     const server = new McpServer(SERVER_INFO, {
       instructions: 'Portico lets you send an inquiry to the team of a community and property management product with the contact_service tool.',
@@ -17,8 +22,16 @@ export function createPorticoMcpHandler(deps: ContactDeps) {
         description: CONTACT_TOOL_DESCRIPTION,
         inputSchema: ContactToolInput,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+        // MCP Apps: hosts that render apps show the contact form; `ui/resourceUri` is the pre-2026 key.
+        _meta: { ui: { resourceUri: CONTACT_FORM_URI }, 'ui/resourceUri': CONTACT_FORM_URI },
       },
       async (args) => callContactTool(deps, args),
+    );
+    server.registerResource(
+      'contact-form',
+      CONTACT_FORM_URI,
+      { title: 'Contact form', description: 'A form to write to the team, in es, en, ca, ru, eu or gl.', mimeType: CONTACT_FORM_MIME, _meta: UI_META },
+      async () => ({ contents: [{ uri: CONTACT_FORM_URI, mimeType: CONTACT_FORM_MIME, text: html, _meta: UI_META }] }),
     );
     return server;
   };
