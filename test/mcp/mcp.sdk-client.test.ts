@@ -74,7 +74,7 @@ describe('the contact-form MCP App through the SDK 2.x client', () => {
     const { resources } = await client.listResources();
     expect(resources).toEqual([expect.objectContaining({ uri: 'ui://portico/contact-form', mimeType: 'text/html;profile=mcp-app' })]);
     const { contents } = await client.readResource({ uri: 'ui://portico/contact-form' });
-    const [page] = contents as { text: string; mimeType: string; _meta: { ui: { csp: object } } }[];
+    const [page] = contents as unknown as { text: string; mimeType: string; _meta: { ui: { csp: object } } }[];
     expect(page?.mimeType).toBe('text/html;profile=mcp-app');
     expect(page?.text).toMatch(/^<!doctype html>/i);
     expect(page?.text).not.toMatch(/https?:/);
