@@ -17,7 +17,7 @@ describe('the MCP SDK 1.x client against POST /mcp', () => {
     await smtp.close();
   });
 
-  it('initializes, lists and calls contact_service', async () => {
+  it('initializes, lists and calls contact_service, and reads the contact-form app', async () => {
     const client = new Client({ name: 'legacy-client', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`)));
     try {
@@ -27,6 +27,9 @@ describe('the MCP SDK 1.x client against POST /mcp', () => {
       const result = await client.callTool({ name: 'contact_service', arguments: { name: 'Legacy', email: 'legacy@example.com', message: 'Hello from 2025.', privacy: true } });
       expect(result.isError).toBeFalsy();
       expect(smtp.messages.at(-1)?.replyTo?.value[0]?.address).toBe('legacy@example.com');
+      expect(tools[0]?._meta).toMatchObject({ ui: { resourceUri: 'ui://portico/contact-form' } });
+      const { contents } = await client.readResource({ uri: 'ui://portico/contact-form' });
+      expect(contents[0]).toMatchObject({ uri: 'ui://portico/contact-form', mimeType: 'text/html;profile=mcp-app' });
     } finally {
       await client.close();
     }

@@ -39,7 +39,7 @@ export function contactRoutes(deps: ContactDeps): RouteSpec[] {
   ];
 }
 
-function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
+export function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   const parsed = IdempotencyKey.safeParse(value);
   if (!parsed.success) throw invalidRequest('Idempotency-Key must be one header of 1-255 printable ASCII characters');

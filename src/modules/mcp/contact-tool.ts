@@ -21,6 +21,8 @@ export const CONTACT_TOOL_DESCRIPTION = [
 export interface Caller {
   remoteIp: string;
   clientId: string | null;
+  /** The HTTP Idempotency-Key of the tools/call request, as on POST /api/contact (D8). */
+  idempotencyKey: string | undefined;
 }
 
 export const callerContext = new AsyncLocalStorage<Caller>();
@@ -33,7 +35,7 @@ export interface ToolResult {
 }
 
 export async function callContactTool(deps: ContactDeps, args: unknown): Promise<ToolResult> {
-  const caller = callerContext.getStore() ?? { remoteIp: 'unknown', clientId: null };
+  const caller = callerContext.getStore() ?? { remoteIp: 'unknown', clientId: null, idempotencyKey: undefined };
   const parsed = ContactToolInput.safeParse(args);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => issue.message).join('; ');
@@ -47,7 +49,7 @@ export async function callContactTool(deps: ContactDeps, args: unknown): Promise
       clientId: caller.clientId,
       // Agents cannot solve Turnstile; the per-IP limit of /mcp stands in for it (contract section 5).
       authenticated: true,
-      idempotencyKey: undefined,
+      idempotencyKey: caller.idempotencyKey,
     });
   } catch (error) {
     if (error instanceof AppError) return failure(error.code, `The inquiry was not sent: ${error.description}.`);

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { AppError } from '../../errors.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
+import { readIdempotencyKey } from '../contact/routes.js';
 import { callerContext } from './contact-tool.js';
 import { createPorticoMcpHandler } from './mcp-handler.js';
 import { lastSseMessage } from './sse.js';
@@ -54,7 +55,8 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         const era = fastToolsListEra(body, headers);
         if (era) return { status: 200, body: await toolsList(era, (body as { id: string | number }).id), contentType: 'application/json' };
         const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
-        const response = await callerContext.run({ remoteIp: ip, clientId: principal?.clientId ?? null }, () => handler.fetch(request, { parsedBody: body }));
+        const caller = { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) };
+        const response = await callerContext.run(caller, () => handler.fetch(request, { parsedBody: body }));
         // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
         if (response.status === 202) return { status: 204 };
         const text = await response.text();
