@@ -13,6 +13,8 @@ export function createPorticoMcpHandler(deps: ContactDeps) {
   const html = contactFormHtml();
   const factory = () => {
     const server = new McpServer(SERVER_INFO, {
+      // The tool and the app never change while the process runs: no list_changed promises.
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: 'Portico lets you send an inquiry to the team of a community and property management product with the contact_service tool.',
     });
     server.registerTool(
