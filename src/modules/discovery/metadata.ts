@@ -1,6 +1,7 @@
 // RFC 8414 authorization-server metadata and RFC 9728 protected-resource metadata, from the routes.
 import * as z from 'zod';
 import { route, type RouteSpec } from '../../route-spec.js';
+import { cachedDocument } from './cached-document.js';
 import { LOCALES } from '../contact/schema.js';
 import { AUTH_METHODS, GRANT_TYPES } from '../oauth/register.js';
 import { ALL_SCOPES } from '../oauth/scopes.js';
@@ -36,7 +37,7 @@ export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer
 
 export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: string): RouteSpec[] {
   const documentRoute = (path: string, operationId: string, summary: string, build: () => object) => {
-    let body: string | undefined;
+    const document = cachedDocument(() => JSON.stringify(build()), 'application/json; charset=utf-8');
     return route({
       method: 'GET',
       path,
@@ -44,9 +45,8 @@ export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: s
       summary,
       tags: ['discovery'],
       cors: 'public',
-      responses: { 200: { description: summary, schema: Metadata } },
-      // Built once: the routes and configuration do not change while the process runs.
-      handler: async () => ({ status: 200, body: (body ??= JSON.stringify(build())), contentType: 'application/json; charset=utf-8', headers: { 'cache-control': 'public, max-age=3600' } }),
+      responses: { 200: { description: summary, schema: Metadata, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
+      handler: async ({ headers }) => document.reply(headers['if-none-match']),
     });
   };
   const resources = protectedResources(routes(), publicUrl);

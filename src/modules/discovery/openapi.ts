@@ -29,6 +29,8 @@ const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
   'RateLimit-Policy': { description: 'The limit as `limit;w=window-seconds`.', schema: { type: 'string' } },
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750), with resource_metadata (RFC 9728).', schema: { type: 'string' } },
   Allow: { description: 'The methods the path serves.', schema: { type: 'string' } },
+  ETag: { description: 'A strong validator of the document; send it back in If-None-Match.', schema: { type: 'string' } },
+  Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri' } },
 };
 
 export function buildOpenApi(routes: readonly RouteSpec[], settings: OpenApiSettings): object {

@@ -2,16 +2,16 @@
 import * as z from 'zod';
 import { stringify } from 'yaml';
 import { route, type RouteSpec } from '../../route-spec.js';
+import { cachedDocument } from './cached-document.js';
 import { buildOpenApi, type OpenApiSettings } from './openapi.js';
 
 const OpenApiDocument = z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1.0 document.' });
 
 /** `allRoutes` is read on first request, so the document includes these routes and any mounted later. */
 export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readonly RouteSpec[]): RouteSpec[] {
-  let json: string | undefined;
-  let yaml: string | undefined;
   const document = () => buildOpenApi(allRoutes(), settings);
-  const asJson = async () => ({ status: 200, body: (json ??= JSON.stringify(document())), contentType: 'application/json; charset=utf-8' });
+  const json = cachedDocument(() => JSON.stringify(document()), 'application/json; charset=utf-8');
+  const yaml = cachedDocument(() => stringify(document(), { aliasDuplicateObjects: false }), 'application/yaml; charset=utf-8');
   const jsonRoute = (path: string, operationId: string) =>
     route({
       method: 'GET',
@@ -20,8 +20,8 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       summary: 'The OpenAPI 3.1 description of this API',
       tags: ['discovery'],
       cors: 'public',
-      responses: { 200: { description: 'The OpenAPI document.', schema: OpenApiDocument } },
-      handler: asJson,
+      responses: { 200: { description: 'The OpenAPI document.', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
+      handler: async ({ headers }) => json.reply(headers['if-none-match']),
     });
   return [
     jsonRoute('/openapi.json', 'getOpenApi'),
@@ -33,8 +33,8 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       summary: 'The OpenAPI 3.1 description of this API, in YAML',
       tags: ['discovery'],
       cors: 'public',
-      responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/yaml', schema: OpenApiDocument } },
-      handler: async () => ({ status: 200, body: (yaml ??= stringify(document(), { aliasDuplicateObjects: false })), contentType: 'application/yaml; charset=utf-8' }),
+      responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/yaml', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
+      handler: async ({ headers }) => yaml.reply(headers['if-none-match']),
     }),
   ];
 }
