@@ -79,6 +79,16 @@ describe('POST /mcp over raw HTTP', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://agent.example');
   });
 
+  it('answers a CORS preflight from an allowed origin with the MCP headers it may send (D10)', async () => {
+    const response = await fetch(`${api.url}/mcp`, { method: 'OPTIONS', headers: { origin: 'https://agent.example', 'access-control-request-method': 'POST' } });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://agent.example');
+    const allowed = response.headers.get('access-control-allow-headers')!.split(', ');
+    for (const name of ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Mcp-Method', 'Mcp-Name', 'Last-Event-ID']) expect(allowed).toContain(name);
+    const actual = await mcp(INIT, { origin: 'https://agent.example' });
+    expect(actual.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate');
+  });
+
   it('answers an unknown Bearer token 401 naming the /mcp resource metadata', async () => {
     const response = await mcp(INIT, { authorization: 'Bearer not-a-token' });
     expect(response.status).toBe(401);
