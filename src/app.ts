@@ -8,6 +8,7 @@ import { installFormParser } from './http/form-parser.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { SharedLocalStore } from './http/shared-local-store.js';
 import { contactRoutes } from './modules/contact/routes.js';
+import { docsRoutes } from './modules/discovery/docs-page.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
 import { openApiRoutes } from './modules/discovery/routes.js';
 import { serverCardRoutes } from './modules/discovery/server-card.js';
@@ -48,6 +49,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     ...oauthRoutes({ store: deps.oauth, clock: deps.clock, random: deps.random, issuer: config.publicUrl, resources, log: deps.logger }),
   );
   routes.push(...discoveryRoutes(() => routes, config.publicUrl), ...serverCardRoutes(config.publicUrl), ...openApiRoutes(config, () => routes));
+  routes.push(...docsRoutes());
   const methodsByPath = mountRoutes(app, routes, {
     publicUrl: config.publicUrl,
     rateLimits: config.rateLimits,

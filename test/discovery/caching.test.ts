@@ -14,6 +14,7 @@ describe('the discovery documents', () => {
     async (path) => {
       const first = await fetch(`${api.url}${path}`);
       expect(first.status).toBe(200);
+      await first.arrayBuffer();
       expect(first.headers.get('cache-control')).toBe('public, max-age=3600');
       const etag = first.headers.get('etag')!;
       expect(etag).toMatch(/^"[\w-]+"$/);

@@ -44,6 +44,7 @@ describe('the OpenAPI document', () => {
       '/api/contact',
       '/api/openapi.json',
       '/api/openapi.yaml',
+      '/docs',
       '/healthz',
       '/mcp',
       '/mcp/server-card',

@@ -33,6 +33,7 @@ describe('the MCP server card', () => {
 
   it('answers 304 to a revalidation with its ETag, and 200 to a stale one', async () => {
     const first = await fetch(`${api.url}/mcp/server-card`);
+    await first.arrayBuffer();
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[\w-]+"$/);
     const again = await fetch(`${api.url}/.well-known/mcp/server-card.json`, { headers: { 'if-none-match': etag } });

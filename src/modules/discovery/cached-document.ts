@@ -4,6 +4,9 @@ import type { Reply } from '../../route-spec.js';
 
 const CACHE_CONTROL = 'public, max-age=3600';
 
+/** A strong validator of exact bytes (RFC 9110 section 8.8.3). */
+export const strongEtag = (body: string | Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+
 export interface CachedDocument {
   reply(ifNoneMatch: string | string[] | undefined): Reply;
 }
@@ -15,16 +18,17 @@ export function cachedDocument(build: () => string, contentType: string): Cached
     reply(ifNoneMatch) {
       if (!cached) {
         const body = build();
-        cached = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+        cached = { body, etag: strongEtag(body) };
       }
       const headers = { etag: cached.etag, 'cache-control': CACHE_CONTROL };
-      if (matches(ifNoneMatch, cached.etag)) return { status: 304, headers };
+      if (ifNoneMatchHits(ifNoneMatch, cached.etag)) return { status: 304, headers };
       return { status: 200, body: cached.body, contentType, headers };
     },
   };
 }
 
-function matches(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+/** If-None-Match (RFC 9110 section 13.1.2) names this representation: any listed tag, or `*`. */
+export function ifNoneMatchHits(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   const tags = (Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch).split(',').map((tag) => tag.trim());
   // Weak comparison, as If-None-Match uses (RFC 9110 section 8.8.3.2).
