@@ -37,11 +37,12 @@ export const ContactRequest = z
   )
   .meta({
     id: 'ContactRequest',
+    examples: [{ name: 'Ana García', email: 'ana@example.com', message: 'We manage 40 buildings and would like a demo.', locale: 'es', privacy: true, turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' }],
     description: 'A sales, demo or support inquiry. `turnstileToken` is required from browsers when Turnstile is enabled; `website` is a honeypot left empty.',
   });
 export type ContactRequest = z.output<typeof ContactRequest>;
 
-export const ContactResponse = z.object({ ok: z.boolean(), error: z.string().optional() }).meta({ id: 'ContactResponse' });
+export const ContactResponse = z.object({ ok: z.boolean(), error: z.string().optional() }).meta({ id: 'ContactResponse', examples: [{ ok: true }] });
 
 // RFC 8941 sf-string-like key, as draft-ietf-httpapi-idempotency-key-header suggests: printable ASCII.
 export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/).meta({

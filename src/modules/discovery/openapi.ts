@@ -18,7 +18,11 @@ const ErrorBody = z
     error_description: z.string(),
     ok: z.literal(false),
   })
-  .meta({ id: 'Error', description: 'Every error response. `error` is a stable code; `error_description` is for people.' });
+  .meta({
+    id: 'Error',
+    description: 'Every error response. `error` is a stable code; `error_description` is for people.',
+    examples: [{ error: 'invalid_request', error_description: 'email: email must be a valid e-mail address', ok: false }],
+  });
 
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
 const HEADER_DOCS: Record<string, { description: string; schema: object }> = {

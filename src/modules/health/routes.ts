@@ -8,7 +8,7 @@ export interface HealthDeps {
   probes: Readonly<Record<string, () => Promise<void>>>;
 }
 
-const Status = z.object({ status: z.string() }).meta({ id: 'HealthStatus' });
+const Status = z.object({ status: z.string() }).meta({ id: 'HealthStatus', examples: [{ status: 'ok' }] });
 
 export function healthRoutes(deps: HealthDeps): RouteSpec[] {
   return [

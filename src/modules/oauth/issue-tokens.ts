@@ -15,7 +15,10 @@ export const TokenResponse = z
     refresh_token: z.string().optional(),
     resource: z.string().optional(),
   })
-  .meta({ id: 'TokenResponse' });
+  .meta({
+    id: 'TokenResponse',
+    examples: [{ access_token: 'mF_9.B5f-4.1JqM', token_type: 'Bearer', expires_in: 3600, scope: 'contact:write', resource: 'https://api.example.com/api/contact' }],
+  });
 export type TokenResponse = z.output<typeof TokenResponse>;
 
 export interface Mint {

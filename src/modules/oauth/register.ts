@@ -21,7 +21,10 @@ export const ClientRegistrationRequest = z
     application_type: z.enum(['web', 'native']).optional(),
     response_types: z.array(z.string()).optional(),
   })
-  .meta({ id: 'ClientRegistrationRequest' });
+  .meta({
+    id: 'ClientRegistrationRequest',
+    examples: [{ client_name: 'Acme CRM sync', grant_types: ['client_credentials'], scope: 'contact:write' }],
+  });
 export type ClientRegistrationRequest = z.output<typeof ClientRegistrationRequest>;
 
 export const ClientRegistrationResponse = z
@@ -36,7 +39,22 @@ export const ClientRegistrationResponse = z
     token_endpoint_auth_method: z.string().optional(),
     scope: z.string().optional(),
   })
-  .meta({ id: 'ClientRegistrationResponse' });
+  .meta({
+    id: 'ClientRegistrationResponse',
+    examples: [
+      {
+        client_id: 's6BhdRkqt3',
+        client_secret: 'cf136dc3c1fc93f31185e5885805d',
+        client_id_issued_at: 1795320000,
+        client_secret_expires_at: 0,
+        client_name: 'Acme CRM sync',
+        redirect_uris: [],
+        grant_types: ['client_credentials'],
+        token_endpoint_auth_method: 'client_secret_basic',
+        scope: 'contact:write',
+      },
+    ],
+  });
 
 const invalidMetadata = (description: string) => new AppError('invalid_client_metadata', description);
 

@@ -21,7 +21,7 @@ export const TokenRequest = z
     // RFC 8707 section 2 allows several; the grants answer invalid_target, as tokens bind one (D4).
     resource: z.union([z.string(), z.array(z.string())]).optional(),
   })
-  .meta({ id: 'TokenRequest' });
+  .meta({ id: 'TokenRequest', examples: [{ grant_type: 'client_credentials', scope: 'contact:write', resource: 'https://api.example.com/api/contact' }] });
 export type TokenParams = z.output<typeof TokenRequest>;
 
 /** RFC 6749 section 3.1: "Parameters sent without a value MUST be treated as if they were omitted". */
