@@ -1,5 +1,5 @@
 // Every example in the OpenAPI document is valid against the schema it illustrates, as a client's validator sees it.
-import Ajv2020 from 'ajv/dist/2020.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../support/app.js';
 
