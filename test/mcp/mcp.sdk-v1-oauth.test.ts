@@ -9,13 +9,28 @@ import { approveConsent } from '../support/consent.js';
 
 describe('the MCP SDK 1.x client with an expired token', () => {
   let api: TestApp;
+  let now = Date.parse('2026-11-22T10:00:00Z');
   beforeAll(async () => {
-    api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+    api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort(), clock: { now: () => now } });
   });
+
+  /** A real access token for /mcp, then two hours pass: it has expired. */
+  const expiredToken = async () => {
+    const client = await (await api.post('/oauth/register', { grant_types: ['client_credentials'], scope: 'mcp:invoke' })).json();
+    const response = await fetch(`${api.url}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: `${api.url}/mcp` }),
+    });
+    const { access_token } = await response.json();
+    now += 2 * 3_600_000;
+    return access_token as string;
+  };
   afterAll(() => api.close());
 
   it('gets 401, runs discovery, registration and consent, and lists the tools with its new token', async () => {
-    const saved: Record<string, unknown> = { tokens: { access_token: 'expired-or-never-issued', token_type: 'Bearer' } };
+    const expired = await expiredToken();
+    const saved: Record<string, unknown> = { tokens: { access_token: expired, token_type: 'Bearer' } };
     let callback: URL | undefined;
     const provider: OAuthClientProvider = {
       get redirectUrl() {
@@ -38,7 +53,7 @@ describe('the MCP SDK 1.x client with an expired token', () => {
     await expect(new Client({ name: 'sdk1', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
     expect(callback?.searchParams.get('iss')).toBe(api.url);
     await first.finishAuth(callback!.searchParams.get('code')!);
-    expect((saved.tokens as { access_token: string }).access_token).not.toBe('expired-or-never-issued');
+    expect((saved.tokens as { access_token: string }).access_token).not.toBe(expired);
 
     const client = new Client({ name: 'sdk1', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(endpoint, { authProvider: provider }));
