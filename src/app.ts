@@ -25,6 +25,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     trustProxy: trustProxy(config.trustProxy),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    // Slowloris and stalled clients: a whole request may take 30 s (the slowest path waits on
+    // siteverify twice and on SMTP), and its headers 10 s.
+    requestTimeout: 30_000,
+    http: { headersTimeout: 10_000 },
   });
 
   await app.register(rateLimit, {

@@ -5,6 +5,8 @@ import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';
 import { redeliverStalled } from './modules/contact/redeliver.js';
 
+const SHUTDOWN_GRACE_MS = 9_000;
+
 // D6: clients that never obtained a token go after a day; clients unused for 90 days go too.
 const CLIENT_RETENTION = { neverUsedClientMs: 86_400_000, unusedClientMs: 90 * 86_400_000 };
 
@@ -23,7 +25,12 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    // Keep-alive connections go as soon as their request is answered; after 9 s, all of them go.
+    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await app.close();
+    clearInterval(idle);
+    clearTimeout(deadline);
     await jobs.stop();
     await deps.close();
   };

@@ -1,26 +1,18 @@
 // SIGKILL under load: `portico serve` as a real child process loses no inquiry it answered 200.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BURST = 200;
 const IN_FLIGHT = 30;
 const KILL_AFTER_OK = 50;
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-  /** stdout and stderr so far, for failure messages. */
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
+type Server = ServeProcess;
 
 let dir: string | undefined;
 let smtp: TestSmtpServer | undefined;
@@ -104,38 +96,8 @@ function postInquiry(url: string, email: string): Promise<Response> {
   });
 }
 
-/** Runs `portico serve` on a free loopback port and waits until /healthz answers 200. */
 async function startServer(database: string, smtpUrl: string): Promise<Server> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${database}`, SMTP_URL: smtpUrl, RATE_LIMITS: 'off', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const server = { url: `http://127.0.0.1:${port}`, child, output: () => output, exited };
-
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`portico serve exited before listening:\n${output}`);
-    const status = await fetch(`${server.url}/healthz`).then((r) => r.status, () => 0);
-    if (status === 200) return server;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`portico serve did not answer /healthz within 10 s:\n${output}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
+  const server = await startServe({ DATABASE_URL: `sqlite:${database}`, SMTP_URL: smtpUrl, RATE_LIMITS: 'off' });
+  children.push(server.child);
+  return server;
 }

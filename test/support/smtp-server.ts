@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export type SmtpMode = 'accept' | 'reject-rcpt' | 'drop';
+export type SmtpMode = 'accept' | 'reject-rcpt' | 'drop' | 'slow';
 
 export interface TestSmtpServer {
   url: string;
@@ -39,7 +39,9 @@ export async function startSmtpServer(mode: SmtpMode = 'accept'): Promise<TestSm
         const raw = Buffer.concat(chunks);
         state.raw.push(raw.toString('utf8'));
         state.messages.push(await simpleParser(raw));
-        callback();
+        // A mail server that takes its time to accept, as a loaded one does.
+        if (state.mode === 'slow') setTimeout(callback, 1500);
+        else callback();
       });
     },
   });

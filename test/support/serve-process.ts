@@ -1,0 +1,39 @@
+// `portico serve` as a real child process on a free loopback port, for crash and shutdown tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './app.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface ServeProcess {
+  url: string;
+  child: ChildProcess;
+  /** stdout and stderr so far, for failure messages. */
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `portico serve` with only PATH and `env`, and waits until /healthz answers 200. */
+export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const server = { url: `http://127.0.0.1:${port}`, child, output: () => output, exited };
+
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`portico serve exited before listening:\n${output}`);
+    const status = await fetch(`${server.url}/healthz`).then((r) => r.status, () => 0);
+    if (status === 200) return server;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`portico serve did not answer /healthz within 10 s:\n${output}`);
+}
