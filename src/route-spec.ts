@@ -68,6 +68,8 @@ export interface RouteSpec<Body = unknown> {
   limit?: LimitName;
   cors?: CorsPolicy;
   auth?: AuthSpec;
+  /** OAuth client authentication (RFC 6749 section 2.3.1): HTTP Basic, or the client_secret form field. */
+  clientAuthentication?: boolean;
   /** JSON-RPC endpoints answer an unparsable body with a JSON-RPC parse error (-32700), not the Error body. */
   jsonRpc?: boolean;
   /** Hidden routes are served but left out of the OpenAPI document. */

@@ -31,7 +31,10 @@ const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
   'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
   'RateLimit-Policy': { description: 'The limit as `limit;w=window-seconds`.', schema: { type: 'string' } },
-  'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750), with resource_metadata (RFC 9728).', schema: { type: 'string' } },
+  'WWW-Authenticate': {
+    description: 'The challenge: Bearer (RFC 6750, with resource_metadata per RFC 9728) on protected routes; Basic for OAuth client authentication (RFC 6749 section 2.3.1).',
+    schema: { type: 'string' },
+  },
   Allow: { description: 'The methods the path serves.', schema: { type: 'string' } },
   ETag: { description: 'A strong validator of the document; send it back in If-None-Match.', schema: { type: 'string' } },
   Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri' } },
@@ -79,6 +82,11 @@ export function buildOpenApi(routes: readonly RouteSpec[], settings: OpenApiSett
     components: {
       schemas: components,
       securitySchemes: {
+        clientBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'OAuth client authentication at /oauth/token and /oauth/revoke: client_id and client_secret, form-urlencoded, then base64 (RFC 6749 section 2.3.1). client_secret_post and public clients send them in the form instead.',
+        },
         oauth2: {
           type: 'oauth2',
           flows: {
@@ -116,14 +124,21 @@ function operation(spec: RouteSpec, settings: OpenApiSettings, schemaRef: (s: z.
     summary: spec.summary,
     ...(spec.description ? { description: spec.description } : {}),
     tags: spec.tags,
-    security: spec.auth ? [{ oauth2: [spec.auth.scope] }, {}] : [],
+    security: spec.auth ? [{ oauth2: [spec.auth.scope] }, {}] : spec.clientAuthentication ? [{ clientBasic: [] }, {}] : [],
     ...(spec.headerParams?.length
       ? { parameters: spec.headerParams.map((p) => ({ name: p.name, in: 'header', required: false, description: p.description, schema: toJsonSchema(p.schema) })) }
       : {}),
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(spec.body) } } } } : {}),
+    ...(spec.body ? { requestBody: { required: true, content: requestContent(spec, schemaRef(spec.body)) } } : {}),
     ...(limit ? { 'x-rate-limit': policyHeader(limit) } : {}),
     responses,
   };
+}
+
+const MEDIA_TYPES = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+
+/** Every content type the route accepts, each with the same schema (forms carry the same fields). */
+function requestContent(spec: RouteSpec, schema: object): Record<string, object> {
+  return Object.fromEntries((spec.bodyTypes ?? ['json']).map((type) => [MEDIA_TYPES[type], { schema }]));
 }
 
 function response(doc: ResponseDoc, limitHeaders: string[], schemaRef: (s: z.ZodType) => object): object {

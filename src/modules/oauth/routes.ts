@@ -62,6 +62,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       errors: ['invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target', 'invalid_client', 'unsupported_media_type', 'rate_limited'],
       limit: 'token',
       cors: 'public',
+      clientAuthentication: true,
       advertiseAs: 'token_endpoint',
       handler: async (input) => ({ status: 200, body: await exchangeToken(deps, omitEmpty(input.body as z.output<typeof TokenRequest>), header(input, 'authorization')), headers: NO_STORE }),
     }),
@@ -101,6 +102,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       responses: { 200: { description: 'Revoked, or unknown: the answer is the same.' } },
       errors: ['invalid_client', 'unsupported_media_type'],
       cors: 'public',
+      clientAuthentication: true,
       advertiseAs: 'revocation_endpoint',
       async handler(input) {
         const body = omitEmpty(input.body as z.output<typeof RevokeRequest>);
