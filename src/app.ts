@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
-import { installErrorHandling } from './http/error-mapper.js';
+import { installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { SharedLocalStore } from './http/shared-local-store.js';
@@ -29,6 +29,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // siteverify twice and on SMTP), and its headers 10 s.
     requestTimeout: 30_000,
     http: { headersTimeout: 10_000 },
+    // Errors Fastify raises before routing (a malformed URL) get the one error body too (D9).
+    frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
   });
 
   await app.register(rateLimit, {

@@ -33,7 +33,15 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
  * (405 with Allow) from an unknown path (404).
  */
 export function installErrorHandling(app: FastifyInstance, allowedMethods: (path: string) => string[] | undefined): void {
+  const notFound = (method: string, url: string): AppError => {
+    const path = url.split('?', 1)[0] ?? '/';
+    const methods = allowedMethods(path);
+    if (methods) return new AppError('method_not_allowed', `${method} is not allowed on ${path}`, { allow: methods.join(', ') });
+    return new AppError('not_found', `no route for ${method} ${path}`);
+  };
   app.setErrorHandler((error, request, reply) => {
+    // A body that fails to parse on a path no route serves is still a 404 or 405, not a parse error.
+    if (request.is404) return sendError(reply, notFound(request.method, request.url));
     const code = (error as { code?: string }).code;
     if (request.routeOptions.config.jsonRpc && (code === 'FST_ERR_CTP_INVALID_JSON_BODY' || code === 'FST_ERR_CTP_EMPTY_JSON_BODY')) {
       // JSON-RPC 2.0 section 5.1: a body that is not JSON is a Parse error, answered with id null.
@@ -47,12 +55,5 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods: (path
     if (appError.status >= 500 && appError.code === 'server_error') request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, appError);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0] ?? '/';
-    const methods = allowedMethods(path);
-    if (methods) {
-      return sendError(reply, new AppError('method_not_allowed', `${request.method} is not allowed on ${path}`, { allow: methods.join(', ') }));
-    }
-    return sendError(reply, new AppError('not_found', `no route for ${request.method} ${path}`));
-  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request.method, request.url)));
 }

@@ -11,7 +11,7 @@ export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
 /** Space-delimited scope tokens, de-duplicated, in a stable order; undefined when any is unknown. */
 export function parseScope(raw: string): Scope[] | undefined {
   const tokens = raw.split(' ').filter(Boolean);
-  if (!tokens.every((token): token is Scope => token in SCOPES)) return undefined;
+  if (!tokens.every((token): token is Scope => Object.hasOwn(SCOPES, token))) return undefined;
   return ALL_SCOPES.filter((scope) => tokens.includes(scope));
 }
 
