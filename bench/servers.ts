@@ -1,23 +1,20 @@
-// The servers the bench loads: Portico in-process, a bare node:http twin replaying its answers, an SMTP sink.
-import { spawn } from 'node:child_process';
+// The processes the bench runs: Portico as operators run it (`portico serve`), the bare node:http twin
+// replaying its answers, and an SMTP sink. Each is its own process so RSS is its own, and the servers can
+// be pinned to one core, apart from wrk and the sink.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { buildApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { buildDeps } from '../src/deps.js';
+import type { BenchRequest } from './wrk.js';
+
+const ROOT = join(import.meta.dirname, '..');
 
 export interface Running {
   url: string;
+  pid: number;
   close(): Promise<void>;
-}
-
-export interface BenchRequest {
-  method: 'GET' | 'POST';
-  path: string;
-  headers?: Record<string, string>;
-  body?: string;
 }
 
 /** What a server answered to one request: replayed byte for byte by the bare server. */
@@ -28,47 +25,85 @@ export interface Answer {
   body: string;
 }
 
-/** The SMTP sink runs in its own process, as a real mail server would, so it takes no time from Portico's event loop. */
-export async function startSmtpSink(): Promise<Running> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'smtp-sink.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = once(child, 'exit').then(() => Promise.reject(new Error('the SMTP sink exited before listening')));
-  const [line] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
-  exited.catch(() => {});
-  return {
-    url: line.toString().trim(),
-    async close() {
-      child.kill('SIGTERM');
-      if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
-    },
-  };
+/** `taskset -c cpus command...`, or the command alone when no pinning is asked for. */
+function pinned(cpus: string | undefined, command: string, args: string[]): [string, string[]] {
+  return cpus ? ['taskset', ['-c', cpus, command, ...args]] : [command, args];
 }
 
-/** Portico as production builds it, with rate limits off, silent logs and its own SQLite file in `dir`. */
-export async function startPortico(smtpUrl: string, dir: string): Promise<Running> {
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 12_000);
+  await once(child, 'exit');
+  clearTimeout(timer);
+}
+
+/** The SMTP sink runs in its own process, as a real mail server would. */
+export async function startSmtpSink(cpus?: string): Promise<Running> {
+  const [command, args] = pinned(cpus, process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'smtp-sink.ts')]);
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit').then(() => Promise.reject(new Error('the SMTP sink exited before listening')));
+  exited.catch(() => {});
+  const [line] = (await Promise.race([once(child.stdout!, 'data'), exited])) as [Buffer];
+  return { url: line.toString().trim(), pid: child.pid!, close: () => stop(child) };
+}
+
+export interface Portico extends Running {
+  /** Milliseconds from spawning `portico serve` to its first 200 on /healthz. */
+  startMs: number;
+}
+
+/** `node dist/cli.js serve` with its own SQLite file in `dir`, silent logs, and the given extra environment. */
+export async function startPortico(options: { smtpUrl: string; dir: string; name: string; env?: Record<string, string>; cpus?: string }): Promise<Portico> {
   // PUBLIC_URL must be the real origin: /mcp answers only Hosts that name this server (D3).
   const port = await freePort();
-  const config = loadConfig({
+  const url = `http://127.0.0.1:${port}`;
+  const env = {
+    PATH: process.env.PATH ?? '',
     HOST: '127.0.0.1',
     PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: `sqlite:${join(dir, 'bench.sqlite')}`,
-    SMTP_URL: smtpUrl,
+    PUBLIC_URL: url,
+    DATABASE_URL: `sqlite:${join(options.dir, `${options.name}.sqlite`)}`,
+    SMTP_URL: options.smtpUrl,
     RATE_LIMITS: 'off',
     LOG_LEVEL: 'silent',
-  });
-  const deps = await buildDeps(config);
-  const app = await buildApp(deps);
-  await app.listen({ host: config.host, port });
+    ...options.env,
+  };
+  const started = performance.now();
+  const [command, args] = pinned(options.cpus, process.execPath, [join(ROOT, 'dist', 'cli.js'), 'serve']);
+  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`portico serve (${options.name}) exited before answering /healthz`);
+    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return { url, pid: child.pid!, startMs: performance.now() - started, close: () => stop(child) };
+}
+
+export interface Bare extends Running {
+  /** Makes the bare server answer `request` with `answer` from now on. */
+  teach(request: BenchRequest, answer: Answer): Promise<void>;
+}
+
+export async function startBare(cpus?: string): Promise<Bare> {
+  const [command, args] = pinned(cpus, process.execPath, [join(import.meta.dirname, 'bare-server.mjs')]);
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const [{ port }] = (await once(child, 'message')) as [{ port: number }];
   return {
     url: `http://127.0.0.1:${port}`,
-    async close() {
-      await app.close();
-      await deps.close();
+    pid: child.pid!,
+    async teach(request, answer) {
+      child.send({ key: answerKey(request), answer });
+      await once(child, 'message');
     },
+    close: () => stop(child),
   };
 }
 
-export const answerKey = (request: Pick<BenchRequest, 'method' | 'path'>) => `${request.method} ${request.path}`;
+const answerKey = (request: Pick<BenchRequest, 'method' | 'path'>) => `${request.method} ${request.path}`;
 
 // Node's http layer writes these itself, for both servers alike.
 const WRITTEN_BY_NODE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
@@ -87,27 +122,11 @@ export async function recordAnswer(baseUrl: string, request: BenchRequest): Prom
   return { status: response.statusCode!, headers, body };
 }
 
-/** A bare node:http server that reads the request body and answers what Portico answered; 404 otherwise. */
-export async function startBare(answers: ReadonlyMap<string, Answer>): Promise<Running> {
-  const server = createServer((request, response) => {
-    request.on('end', () => {
-      const answer = answers.get(answerKey({ method: request.method as BenchRequest['method'], path: request.url ?? '' }));
-      if (!answer) return response.writeHead(404, { 'content-length': '0' }).end();
-      response.writeHead(answer.status, answer.headers.flat()).end(answer.body);
-    });
-    request.resume();
-  });
-  // Fastify's default, so both send `Keep-Alive: timeout=72`.
-  server.keepAliveTimeout = 72_000;
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+/** Resident memory of a process now and at its peak, in MB (Linux /proc). */
+export async function memory(pid: number): Promise<{ rssMb: number; peakMb: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 };
 }
 
 async function freePort(): Promise<number> {

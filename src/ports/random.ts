@@ -6,6 +6,21 @@ export interface Random {
   bytes(length: number): Buffer;
 }
 
+/**
+ * A UUID version 7 (RFC 9562 section 5.7): 48 bits of Unix milliseconds, then 74 random bits. Keys
+ * made of these sort by creation time, so new rows land together at the right edge of a B-tree
+ * instead of on a random page each: measured on the token table, 37-60 us a row with random keys,
+ * 13-15 us with time-ordered ones (docs/performance.md).
+ */
+export function uuidV7(nowMs: number, random: Random): string {
+  const bytes = random.bytes(16);
+  bytes.writeUIntBE(nowMs, 0, 6);
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f); // version 7
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f); // variant 10
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 // One call to the CSPRNG per 8 KiB instead of per token: randomBytes(32) was 4% of the token
 // endpoint's profile. Every byte is handed out once.
 const POOL_BYTES = 8192;

@@ -1,10 +1,11 @@
 // Bearer tokens at POST /api/contact (RFC 6750, RFC 9728 section 5.1): contact:write skips Turnstile; bad tokens get a challenge.
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, inquiry, type TestApp } from '../support/app.js';
 import { insecure, movableClock, startAuthorizationServer } from './support/authorization-server.js';
 import { OAuthTestClient, type RegisteredClient } from './support/oauth-client.js';
+import { tokenKey } from '../../src/modules/oauth/secrets.js';
 
 describe('Bearer tokens at POST /api/contact with Turnstile enabled (RFC 6750)', () => {
   const clock = movableClock();
@@ -108,7 +109,7 @@ describe('Bearer tokens at POST /api/contact with Turnstile enabled (RFC 6750)',
     const token = randomBytes(32).toString('base64url');
     await api.deps.oauth.saveTokens([
       {
-        tokenHash: createHash('sha256').update(token).digest('hex'),
+        tokenHash: tokenKey(token),
         kind: 'access',
         grantId: randomUUID(),
         clientId: machine.client_id,

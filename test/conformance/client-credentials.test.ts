@@ -33,7 +33,8 @@ describe('client_credentials with a strict client (RFC 6749 section 4.4)', () =>
     const { client, response } = await requestToken('client_secret_basic', { scope: 'contact:write' });
     const tokens = await oauth.processClientCredentialsResponse(as, client, response);
     expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'contact:write', resource: `${api.url}/api/contact` });
-    expect(tokens.access_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // D4: opaque, 256 random bits (43 base64url characters) after the 12-hex-digit issue time; an RFC 6750 b64token.
+    expect(tokens.access_token).toMatch(/^[0-9a-f]{12}[A-Za-z0-9_-]{43}$/);
   });
 
   // RFC 6749 section 2.3.1: client_id and client_secret in the request body.

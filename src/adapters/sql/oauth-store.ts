@@ -8,14 +8,21 @@ import type { OAuthClientsTable, OAuthTokensTable, Tables } from './schema.js';
 // Deletes run in batches so a large purge never holds the (single-threaded) database for long.
 const PURGE_BATCH = 500;
 
+const TOKEN_COLUMNS = sql.raw('token_hash, kind, grant_id, client_id, scope, resource, expires_at, state, previous_hash, used_at');
+
 export function sqlOAuthStore(db: Db): OAuthStore {
   const revokeGrantIn = async (trx: Transaction<Tables>, grantId: string, now: number) => {
     await trx.updateTable('oauth_grants').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
     await trx.updateTable('oauth_tokens').set({ state: 'revoked' }).where('grant_id', '=', grantId).execute();
   };
 
+  // The three statements on the token endpoint's and the Bearer check's hot path are raw SQL: Kysely's
+  // query builder and compiler were 10% of the token endpoint's profile (docs/performance.md).
   const insertTokens = batchedWrites<Token>(async (rows) => {
-    await db.insertInto('oauth_tokens').values(rows.map(tokenToRow)).execute();
+    const values = rows.map(
+      (t) => sql`(${t.tokenHash}, ${t.kind}, ${t.grantId}, ${t.clientId}, ${t.scope}, ${t.resource}, ${t.expiresAt}, ${t.state}, ${t.previousHash}, ${t.usedAt})`,
+    );
+    await sql`insert into oauth_tokens (${TOKEN_COLUMNS}) values ${sql.join(values)}`.execute(db);
   });
 
   const store: OAuthStore = {
@@ -23,8 +30,8 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       await db.insertInto('oauth_clients').values(clientToRow(client)).execute();
     },
     async getClient(clientId) {
-      const row = await db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
-      return row && clientFromRow(row);
+      const { rows } = await sql<Selectable<OAuthClientsTable>>`select * from oauth_clients where client_id = ${clientId}`.execute(db);
+      return rows[0] && clientFromRow(rows[0]);
     },
     async listClients(limit) {
       const rows = await db.selectFrom('oauth_clients').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
@@ -141,8 +148,8 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       if (tokens.length) await insertTokens(tokens);
     },
     async getToken(tokenHash) {
-      const row = await db.selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-      return row && tokenFromRow(row);
+      const { rows } = await sql<Selectable<OAuthTokensTable>>`select * from oauth_tokens where token_hash = ${tokenHash}`.execute(db);
+      return rows[0] && tokenFromRow(rows[0]);
     },
     async rotateRefresh(refresh, now, issue) {
       await db.transaction().execute(async (trx) => {

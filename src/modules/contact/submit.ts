@@ -5,7 +5,7 @@ import type { Clock } from '../../ports/clock.js';
 import { HumanCheckUnavailable, type HumanCheck } from '../../ports/human-check.js';
 import type { Inquiry, InquiryChannel, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
-import type { Random } from '../../ports/random.js';
+import { uuidV7, type Random } from '../../ports/random.js';
 import { composeInquiryEmail, type InquiryMailSettings } from './email.js';
 import type { ContactRequest } from './schema.js';
 
@@ -100,9 +100,10 @@ async function checkHuman(humanCheck: HumanCheck, token: string | undefined, rem
 
 function newInquiry(deps: ContactDeps, submission: Submission): NewInquiry {
   const { name, email, message, locale } = submission.request;
+  const now = deps.clock.now();
   return {
-    id: deps.random.uuid(),
-    createdAt: deps.clock.now(),
+    id: uuidV7(now, deps.random),
+    createdAt: now,
     status: 'pending',
     channel: submission.channel,
     name,

@@ -8,6 +8,7 @@ import { grantedScopes, resolveResource } from './issue-tokens.js';
 import { CODE_TTL_SECONDS, CONSENT_TTL_SECONDS, type OAuthDeps } from './oauth-deps.js';
 import { matchesRegistered } from './redirect-uris.js';
 import { newSecret, sha256 } from './secrets.js';
+import { uuidV7 } from '../../ports/random.js';
 
 export interface BrowserRequest {
   params: Readonly<Record<string, unknown>>;
@@ -100,7 +101,7 @@ export async function decide(deps: OAuthDeps, http: BrowserRequest): Promise<Rep
   }
   const code = newSecret(deps.random);
   const now = deps.clock.now();
-  const grantId = deps.random.uuid();
+  const grantId = uuidV7(now, deps.random);
   await deps.store.createCode(
     { codeHash: sha256(code), grantId, clientId: consent.clientId, redirectUri: consent.redirectUri, codeChallenge: consent.codeChallenge, scope: consent.scope, resource: consent.resource, expiresAt: now + CODE_TTL_SECONDS * 1000 },
     { grantId, clientId: consent.clientId, scope: consent.scope, resource: consent.resource, createdAt: now },

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import type { Client, Token } from '../../ports/oauth-store.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, type OAuthDeps } from './oauth-deps.js';
 import { formatScope, isSubset, parseScope, type Scope } from './scopes.js';
-import { newSecret, sha256 } from './secrets.js';
+import { newToken, tokenKey } from './secrets.js';
 
 export const TokenResponse = z
   .object({
@@ -35,7 +35,7 @@ export function mintTokens(deps: OAuthDeps, mint: Mint): { response: TokenRespon
   const now = deps.clock.now();
   const scope = formatScope(mint.scopes);
   const row = (kind: Token['kind'], secret: string, ttlSeconds: number, previousHash: string | null): Token => ({
-    tokenHash: sha256(secret),
+    tokenHash: tokenKey(secret),
     kind,
     grantId: mint.grantId,
     clientId: mint.client.clientId,
@@ -46,11 +46,11 @@ export function mintTokens(deps: OAuthDeps, mint: Mint): { response: TokenRespon
     previousHash,
     usedAt: null,
   });
-  const accessToken = newSecret(deps.random);
+  const accessToken = newToken(deps.random, now);
   const rows = [row('access', accessToken, ACCESS_TOKEN_TTL_SECONDS, null)];
   const response: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_SECONDS, scope, resource: mint.resource };
   if (mint.withRefresh) {
-    const refreshToken = newSecret(deps.random);
+    const refreshToken = newToken(deps.random, now);
     rows.push(row('refresh', refreshToken, REFRESH_TOKEN_TTL_SECONDS, mint.previousRefreshHash ?? null));
     response.refresh_token = refreshToken;
   }

@@ -5,6 +5,23 @@ import type { Random } from '../../ports/random.js';
 /** A new 256-bit secret, base64url (43 characters; a valid RFC 6750 b64token). */
 export const newSecret = (random: Random) => random.bytes(32).toString('base64url');
 
+/**
+ * An access or refresh token: the issue time in milliseconds as 12 hex digits, then a 256-bit secret.
+ * The prefix is not secret (RFC 6750 tokens are opaque to clients; the time says nothing they could use),
+ * and it makes the stored keys time-ordered: see tokenKey.
+ */
+export const newToken = (random: Random, nowMs: number) => `${nowMs.toString(16).padStart(TIME_PREFIX, '0')}${newSecret(random)}`;
+
+/**
+ * The key a token is stored and looked up under: its time prefix in clear, then the SHA-256 of the
+ * whole token. Only the hash of the secret is stored (D4); the prefix orders inserts by time, so a
+ * commit of many tokens touches a few B-tree pages at the right edge instead of one random page each
+ * (docs/performance.md). Any presented string maps to a key; a forged one simply matches nothing.
+ */
+export const tokenKey = (token: string) => `${token.slice(0, TIME_PREFIX)}${sha256(token)}`;
+
+const TIME_PREFIX = 12;
+
 /** A client identifier: 128 random bits; not a secret, but unguessable. */
 export const newClientId = (random: Random) => random.bytes(16).toString('base64url');
 

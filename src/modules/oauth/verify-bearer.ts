@@ -2,12 +2,12 @@
 import type { OAuthStore } from '../../ports/oauth-store.js';
 import type { Clock } from '../../ports/clock.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { sha256 } from './secrets.js';
+import { tokenKey } from './secrets.js';
 
 export function storedTokenVerifier(store: OAuthStore, clock: Clock): TokenVerifier {
   return {
     async verify(token) {
-      const found = await store.getToken(sha256(token));
+      const found = await store.getToken(tokenKey(token));
       if (!found || found.kind !== 'access' || found.state !== 'active' || found.expiresAt <= clock.now()) return undefined;
       return { clientId: found.clientId, scopes: found.scope.split(' '), resource: found.resource };
     },

@@ -1,6 +1,7 @@
 // The client_credentials grant (RFC 6749 section 4.4): a confidential client acting for itself.
 import { AppError } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
+import { uuidV7 } from '../../../ports/random.js';
 import { grantedScopes, mintTokens, resolveResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import type { TokenParams } from '../token-params.js';
@@ -10,7 +11,7 @@ export async function clientCredentialsGrant(deps: OAuthDeps, client: Client, pa
   const scopes = grantedScopes(params.scope, client.scope);
   const resource = resolveResource(deps, params.resource, scopes);
   // Section 4.4.3: no refresh token; the client can always ask again.
-  const { response, rows } = mintTokens(deps, { client, grantId: deps.random.uuid(), scopes, resource, withRefresh: false });
+  const { response, rows } = mintTokens(deps, { client, grantId: uuidV7(deps.clock.now(), deps.random), scopes, resource, withRefresh: false });
   await deps.store.saveTokens(rows);
   return response;
 }

@@ -3,7 +3,7 @@ import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
 import { grantedScopes, mintTokens, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
-import { sha256 } from '../secrets.js';
+import { tokenKey } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
 
 const invalidGrant = (description: string) => new AppError('invalid_grant', description);
@@ -11,7 +11,7 @@ const invalidGrant = (description: string) => new AppError('invalid_grant', desc
 export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params: TokenParams): Promise<TokenResponse> {
   if (!params.refresh_token) throw invalidRequest('refresh_token is required');
   const now = deps.clock.now();
-  const refresh = await deps.store.getToken(sha256(params.refresh_token));
+  const refresh = await deps.store.getToken(tokenKey(params.refresh_token));
   if (!refresh || refresh.kind !== 'refresh' || refresh.clientId !== client.clientId) throw invalidGrant('the refresh token is unknown');
   if (refresh.state === 'superseded') {
     // An older token of a rotated chain came back: someone holds a copy. End the whole grant.

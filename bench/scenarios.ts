@@ -1,0 +1,99 @@
+// The scenarios of issue 7, each with the ratio to the bare server it must reach at 50 connections.
+import type { BenchRequest } from './wrk.js';
+
+export interface Scenario extends BenchRequest {
+  name: string;
+  /** Portico ÷ bare at 50 connections; informational when absent. */
+  target?: number;
+  expectedStatus: number;
+  /** Which Portico instance answers it: rate limits off, or the contract's default limits. */
+  instance: 'main' | 'limited';
+}
+
+const INQUIRY = { name: 'Ana García', email: 'bench@example.com', message: 'We manage 40 buildings and would like a demo.', privacy: true };
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const MCP_ACCEPT = { ...JSON_HEADERS, accept: 'application/json, text/event-stream' };
+const MCP_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+const modern = (method: string, name?: string) => ({ ...MCP_ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
+
+export interface Credentials {
+  /** `Basic ...` for a confidential client allowed all three scopes. */
+  basic: string;
+  /** Bearer tokens for the two resources. */
+  contactToken: string;
+  mcpToken: string;
+}
+
+export function scenarios(credentials: Credentials): Scenario[] {
+  const main = { instance: 'main' as const, expectedStatus: 200 };
+  return [
+    { ...main, name: 'GET /healthz', method: 'GET', path: '/healthz' },
+    { ...main, name: 'GET /.well-known/oauth-authorization-server', target: 0.65, method: 'GET', path: '/.well-known/oauth-authorization-server' },
+    { ...main, name: 'GET /openapi.json', target: 0.65, method: 'GET', path: '/openapi.json' },
+    {
+      ...main,
+      name: 'POST /oauth/token (client_credentials, Basic)',
+      target: 0.3,
+      method: 'POST',
+      path: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: credentials.basic },
+      body: 'grant_type=client_credentials&scope=contact%3Awrite',
+    },
+    {
+      ...main,
+      name: 'POST /mcp tools/list (2025-11-25)',
+      target: 0.25,
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...MCP_ACCEPT, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    },
+    {
+      ...main,
+      name: 'POST /mcp tools/list (2026-07-28)',
+      target: 0.25,
+      method: 'POST',
+      path: '/mcp',
+      headers: modern('tools/list'),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MCP_META } }),
+    },
+    {
+      ...main,
+      name: 'POST /mcp tools/call contact_service (Bearer)',
+      target: 0.15,
+      method: 'POST',
+      path: '/mcp',
+      headers: { ...modern('tools/call', 'contact_service'), authorization: `Bearer ${credentials.mcpToken}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contact_service', arguments: INQUIRY, _meta: MCP_META } }),
+    },
+    {
+      ...main,
+      name: 'POST /api/contact (Bearer contact:write)',
+      target: 0.15,
+      method: 'POST',
+      path: '/api/contact',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${credentials.contactToken}` },
+      body: JSON.stringify(INQUIRY),
+    },
+    {
+      name: 'POST /api/contact rate-limited (429)',
+      target: 0.5,
+      instance: 'limited',
+      expectedStatus: 429,
+      method: 'POST',
+      path: '/api/contact',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ ...INQUIRY, turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' }),
+    },
+    {
+      ...main,
+      name: 'POST /api/contact invalid body (400)',
+      target: 0.5,
+      expectedStatus: 400,
+      method: 'POST',
+      path: '/api/contact',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ ...INQUIRY, email: 'not an address' }),
+    },
+  ];
+}
