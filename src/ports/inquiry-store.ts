@@ -28,8 +28,11 @@ export interface Inquiry {
 export type NewInquiry = Omit<Inquiry, 'attempts' | 'attemptedAt' | 'lastError' | 'messageId' | 'sentAt'>;
 
 export interface InquiryStore {
-  /** Durably stores the inquiry; returns false (storing nothing) when its idempotency key is taken. */
-  create(inquiry: NewInquiry): Promise<boolean>;
+  /**
+   * Durably stores the inquiry; returns false (storing nothing) when its idempotency key is taken.
+   * With `claimAt`, its first delivery attempt starts in the same write, as claimDelivery would start it.
+   */
+  create(inquiry: NewInquiry, claimAt?: number): Promise<boolean>;
   get(id: string): Promise<Inquiry | undefined>;
   findByIdempotencyKey(key: string): Promise<Inquiry | undefined>;
   /**

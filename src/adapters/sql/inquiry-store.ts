@@ -6,10 +6,10 @@ import type { InquiriesTable } from './schema.js';
 
 export function sqlInquiryStore(db: Db): InquiryStore {
   return {
-    async create(inquiry: NewInquiry) {
+    async create(inquiry: NewInquiry, claimAt?: number) {
       const result = await db
         .insertInto('inquiries')
-        .values(toRow(inquiry))
+        .values({ ...toRow(inquiry), attempted_at: claimAt ?? null, attempts: claimAt === undefined ? 0 : 1 })
         .onConflict((oc) => oc.column('idempotency_key').doNothing())
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;

@@ -1,6 +1,6 @@
 // The e-mail the team receives for one inquiry: fixed From, the submitter as Reply-To, the locale.
 import type { AppEnv, MailAddress } from '../../config.js';
-import type { Inquiry } from '../../ports/inquiry-store.js';
+import type { Inquiry, NewInquiry } from '../../ports/inquiry-store.js';
 import type { MailMessage } from '../../ports/mailer.js';
 
 export interface InquiryMailSettings {
@@ -11,7 +11,7 @@ export interface InquiryMailSettings {
 
 const CHANNEL_LABEL: Record<Inquiry['channel'], string> = { web: 'web form', api: 'API', mcp: 'MCP' };
 
-export function composeInquiryEmail(inquiry: Inquiry, settings: InquiryMailSettings): MailMessage {
+export function composeInquiryEmail(inquiry: NewInquiry, settings: InquiryMailSettings): MailMessage {
   const prefix = settings.appEnv === 'sandbox' ? '[SANDBOX] ' : '';
   return {
     // Copies: the configuration is frozen and nodemailer normalizes addresses in place.

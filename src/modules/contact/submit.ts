@@ -51,21 +51,27 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
 
   if (!submission.authenticated && deps.humanCheck) await checkHuman(deps.humanCheck, request.turnstileToken, submission.remoteIp);
 
-  if (!(await deps.inquiries.create(inquiry))) {
+  // Stored with its first delivery attempt already claimed: one write before the e-mail, not three.
+  if (!(await deps.inquiries.create(inquiry, inquiry.createdAt))) {
     // A concurrent request with the same Idempotency-Key stored first.
     const earlier = await deps.inquiries.findByIdempotencyKey(inquiry.idempotencyKey!);
     return replay(deps, earlier!, inquiry.fingerprint);
   }
-  await deliver(deps, inquiry.id);
+  await send(deps, inquiry);
 }
 
-/** Sends a stored inquiry, recording the outcome; used by the route and by `inquiries resend`. */
+/** Sends a stored inquiry, recording the outcome; used for retries and by `inquiries resend`. */
 export async function deliver(deps: ContactDeps, id: string, options: { resendSent?: boolean } = {}): Promise<void> {
   const now = deps.clock.now();
   if (!(await deps.inquiries.claimDelivery(id, now, now - STALE_ATTEMPT_MS, options.resendSent))) {
     throw new AppError('idempotency_in_progress', 'this inquiry is already being delivered; retry shortly', { 'Retry-After': '5' });
   }
-  const inquiry = (await deps.inquiries.get(id))!;
+  await send(deps, (await deps.inquiries.get(id))!);
+}
+
+/** E-mails an inquiry whose delivery attempt this process holds, and records the outcome. */
+async function send(deps: ContactDeps, inquiry: NewInquiry): Promise<void> {
+  const { id } = inquiry;
   try {
     const { messageId } = await deps.mailer.send(composeInquiryEmail(inquiry, deps.mail));
     await deps.inquiries.markSent(id, deps.clock.now(), messageId);
