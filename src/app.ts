@@ -63,6 +63,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     tokens: deps.tokens,
   });
   installErrorHandling(app, (path) => methodsByPath.get(path));
+  // Discovery documents are serialized now, not by the first request that asks for one.
+  for (const spec of routes) spec.prepare?.();
   return app;
 }
 

@@ -74,6 +74,8 @@ export interface RouteSpec<Body = unknown> {
   jsonRpc?: boolean;
   /** Hidden routes are served but left out of the OpenAPI document. */
   hidden?: boolean;
+  /** Work done once at start, after every route is known (discovery documents serialize here). */
+  prepare?(): void;
   handler(input: RequestInput<Body>): Promise<Reply>;
 }
 

@@ -8,21 +8,29 @@ const CACHE_CONTROL = 'public, max-age=3600';
 export const strongEtag = (body: string | Buffer) => `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
 
 export interface CachedDocument {
+  /** Serializes the document; called once at start, when every route is known (RouteSpec.prepare). */
+  prepare(): void;
   reply(ifNoneMatch: string | string[] | undefined): Reply;
 }
 
-/** `build` runs on first use only: the routes and configuration do not change while the process runs. */
+/** The routes and configuration do not change while the process runs: one serialization, one ETag. */
 export function cachedDocument(build: () => string, contentType: string): CachedDocument {
-  let cached: { body: string; etag: string } | undefined;
+  let cached: { ok: Reply; notModified: Reply; etag: string } | undefined;
+  const prepare = () => {
+    if (cached) return cached;
+    // Bytes, not a string: the reply then needs no per-request encoding or length count.
+    const body = Buffer.from(build());
+    const etag = strongEtag(body);
+    const headers = { etag, 'cache-control': CACHE_CONTROL };
+    cached = { etag, ok: { status: 200, body, contentType, headers }, notModified: { status: 304, headers } };
+    return cached;
+  };
   return {
+    prepare,
     reply(ifNoneMatch) {
-      if (!cached) {
-        const body = build();
-        cached = { body, etag: strongEtag(body) };
-      }
-      const headers = { etag: cached.etag, 'cache-control': CACHE_CONTROL };
-      if (ifNoneMatchHits(ifNoneMatch, cached.etag)) return { status: 304, headers };
-      return { status: 200, body: cached.body, contentType, headers };
+      // Built here only when a caller skipped prepare (a route table served outside buildApp).
+      const document = cached ?? prepare();
+      return ifNoneMatchHits(ifNoneMatch, document.etag) ? document.notModified : document.ok;
     },
   };
 }

@@ -46,6 +46,7 @@ export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: s
       tags: ['discovery'],
       cors: 'public',
       responses: { 200: { description: summary, schema: Metadata, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
+      prepare: document.prepare,
       handler: async ({ headers }) => document.reply(headers['if-none-match']),
     });
   };

@@ -1,4 +1,4 @@
-// Discovery routes: the OpenAPI document as JSON (two paths) and YAML, built once on first use.
+// Discovery routes: the OpenAPI document as JSON (two paths) and YAML, built once at start.
 import * as z from 'zod';
 import { stringify } from 'yaml';
 import { route, type RouteSpec } from '../../route-spec.js';
@@ -7,9 +7,10 @@ import { buildOpenApi, type OpenApiSettings } from './openapi.js';
 
 const OpenApiDocument = z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1.0 document.' });
 
-/** `allRoutes` is read on first request, so the document includes these routes and any mounted later. */
+/** `allRoutes` is read when the routes are prepared, so the document includes every route mounted with these. */
 export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readonly RouteSpec[]): RouteSpec[] {
-  const document = () => buildOpenApi(allRoutes(), settings);
+  let built: object | undefined;
+  const document = () => (built ??= buildOpenApi(allRoutes(), settings));
   const json = cachedDocument(() => JSON.stringify(document()), 'application/json; charset=utf-8');
   const yaml = cachedDocument(() => stringify(document(), { aliasDuplicateObjects: false }), 'application/yaml; charset=utf-8');
   const jsonRoute = (path: string, operationId: string) =>
@@ -21,6 +22,7 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       tags: ['discovery'],
       cors: 'public',
       responses: { 200: { description: 'The OpenAPI document.', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
+      prepare: json.prepare,
       handler: async ({ headers }) => json.reply(headers['if-none-match']),
     });
   return [
@@ -34,6 +36,7 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       tags: ['discovery'],
       cors: 'public',
       responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/yaml', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
+      prepare: yaml.prepare,
       handler: async ({ headers }) => yaml.reply(headers['if-none-match']),
     }),
   ];
