@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { buildDeps, type Deps, type DepsOptions } from '../../src/deps.js';
+import { checkResponsesAgainstDocument } from './openapi-contract.js';
 
 export interface TestApp {
   url: string;
@@ -39,7 +40,9 @@ export async function startApp(env: Record<string, string> = {}, options: DepsOp
   });
   const deps = await buildDeps(config, { outboxDir: join(dir, 'outbox'), logDestination, humanCheckTimeoutMs: 300, ...options });
   const app = await buildApp(deps);
+  const contract = checkResponsesAgainstDocument(app);
   await app.listen({ port, host: '127.0.0.1' });
+  await contract.load();
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   return {
     url,

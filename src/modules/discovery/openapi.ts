@@ -105,18 +105,21 @@ function operation(spec: RouteSpec, settings: OpenApiSettings, schemaRef: (s: z.
   const responses: Record<string, object> = {};
   for (const [status, doc] of Object.entries(spec.responses)) responses[status] = response(doc, limitHeaders, schemaRef);
 
-  const codes = [...(spec.body ? (['invalid_request'] as const) : []), ...(spec.errors ?? [])].filter((code) => code !== 'rate_limited' || limit);
+  // Every route with a body can refuse it: malformed, too large, or of another content type.
+  const implied: ErrorCode[] = spec.body ? ['invalid_request', 'payload_too_large', 'unsupported_media_type'] : [];
+  const codes = [...new Set([...implied, ...(spec.errors ?? [])])].filter((code) => code !== 'rate_limited' || limit);
   const byStatus = new Map<number, ErrorCode[]>();
   const statusOf = (code: ErrorCode) => (code === 'insufficient_scope' ? spec.auth?.insufficientScopeStatus : undefined) ?? ERROR_CATALOGUE[code].status;
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
   for (const [statusNumber, group] of byStatus) {
     const status = String(statusNumber);
     const headers = [...limitHeaders, ...(status === '429' || status === '503' || status === '409' ? ['Retry-After'] : []), ...(status === '401' || (status === '403' && spec.auth) ? ['WWW-Authenticate'] : [])];
-    responses[status] = {
+    const errors = {
       description: group.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].meaning}`).join(' '),
-      headers: headerDocs(headers),
+      headers: headerDocs(headers, status === '429' ? ['Retry-After', ...limitHeaders] : []),
       content: { 'application/json': { schema: errorRef } },
     };
+    responses[status] = responses[status] ? mergeResponses(responses[status] as ResponseObject, errors) : errors;
   }
 
   return {
@@ -150,8 +153,27 @@ function response(doc: ResponseDoc, limitHeaders: string[], schemaRef: (s: z.Zod
   };
 }
 
-function headerDocs(names: string[]): Record<string, object> {
-  return Object.fromEntries(names.map((name) => [name, HEADER_DOCS[name] ?? { schema: { type: 'string' } }]));
+/** `required`: the headers always present on this response (the contract: 429 carries Retry-After and RateLimit-*). */
+function headerDocs(names: string[], required: readonly string[] = []): Record<string, object> {
+  return Object.fromEntries(
+    [...new Set(names)].map((name) => [name, { ...(HEADER_DOCS[name] ?? { schema: { type: 'string' } }), ...(required.includes(name) ? { required: true } : {}) }]),
+  );
+}
+
+interface ResponseObject {
+  description: string;
+  headers?: Record<string, object>;
+  content?: Record<string, { schema: object }>;
+}
+
+/** One status, two kinds of answer (a route's own page or JSON-RPC error, and the Error body): either may come. */
+function mergeResponses(own: ResponseObject, errors: ResponseObject): ResponseObject {
+  const content: Record<string, { schema: object }> = { ...own.content };
+  for (const [type, media] of Object.entries(errors.content ?? {})) {
+    content[type] = content[type] ? { schema: { anyOf: [content[type].schema, media.schema] } } : media;
+  }
+  const headers = { ...own.headers, ...errors.headers };
+  return { description: `${own.description} ${errors.description}`, ...(Object.keys(headers).length ? { headers } : {}), content };
 }
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of the request side of a schema, refs pointing at components. */

@@ -20,6 +20,14 @@ const JsonRpcMessage = z
   .unknown()
   .meta({ id: 'JsonRpcRequest', description: 'A JSON-RPC 2.0 request or notification: jsonrpc "2.0", method, optional id and params.' });
 const JsonRpcResponse = z.looseObject({ jsonrpc: z.literal('2.0') }).meta({ id: 'JsonRpcResponse' });
+// JSON-RPC 2.0 section 5.1: the error object; id is null when the request's id could not be read.
+const JsonRpcError = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number(), z.null()]),
+    error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+  })
+  .meta({ id: 'JsonRpcError', description: 'A JSON-RPC 2.0 error response.' });
 
 export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteSpec[] {
   const handler = createPorticoMcpHandler(deps);
@@ -36,7 +44,16 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
       tags: ['mcp'],
       body: JsonRpcMessage,
       bodyLimitBytes: 256 * 1024,
-      responses: { 200: { description: 'The JSON-RPC response.', schema: JsonRpcResponse }, 204: { description: 'A notification was accepted.' } },
+      responses: {
+        200: { description: 'The JSON-RPC response.', schema: JsonRpcResponse },
+        204: { description: 'A notification was accepted.' },
+        400: {
+          description:
+            'A message the transport refuses, as a JSON-RPC error: a body that is not JSON (-32700), not a JSON-RPC message or a batch (-32600), MCP headers that disagree with the body (-32020), or an unsupported protocol version.',
+          schema: JsonRpcError,
+        },
+        406: { description: 'The Accept header allows neither application/json nor text/event-stream (MCP Streamable HTTP), as a JSON-RPC error.', schema: JsonRpcError },
+      },
       errors: ['invalid_token', 'insufficient_scope', 'forbidden', 'unsupported_media_type', 'payload_too_large', 'rate_limited'],
       limit: 'mcp',
       cors: 'mcp',

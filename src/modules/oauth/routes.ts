@@ -28,6 +28,7 @@ const RevokeRequest = z
   .meta({ id: 'RevocationRequest' });
 const AuthorizeForm = z.record(z.string(), z.union([z.string(), z.array(z.string())])).meta({ id: 'AuthorizeForm' });
 const HTML = { description: 'The consent page (HTML), or an error page when the client or redirect URI is unknown.', contentType: 'text/html', schema: z.string() };
+const ERROR_PAGE = (when: string) => ({ description: `An error page (HTML), never a redirect: ${when}.`, contentType: 'text/html', schema: z.string() });
 const REDIRECT = { description: 'Back to the client with `code` or `error`, `state` and `iss` (RFC 9207).', headers: ['Location'] };
 
 export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
@@ -71,7 +72,8 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       method: 'GET',
       operationId: 'authorize',
       summary: 'Start the authorization code flow: the consent page',
-      responses: { 200: HTML, 302: REDIRECT },
+      // RFC 6749 section 4.1.2.1: an unknown client or redirect URI is told on our page, not at the URI.
+      responses: { 200: HTML, 302: REDIRECT, 400: ERROR_PAGE('the client or its redirect URI is unknown (RFC 6749 section 4.1.2.1)') },
       errors: ['rate_limited'],
       handler: async (input) => requestAuthorization(deps, browser(input, omitEmpty(input.query))),
     }),
@@ -83,7 +85,13 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       body: AuthorizeForm,
       bodyTypes: ['form'],
       bodyLimitBytes: 16 * 1024,
-      responses: { 200: HTML, 303: REDIRECT },
+      responses: {
+        200: HTML,
+        302: REDIRECT,
+        303: { ...REDIRECT, description: 'The consent decision, back to the client with `code` or `access_denied`, `state` and `iss` (RFC 9207).' },
+        400: ERROR_PAGE('the client or redirect URI is unknown, or the consent expired or was already answered'),
+        403: ERROR_PAGE('the form came from another site or another browser (CSRF, RFC 6749 section 10.12)'),
+      },
       errors: ['unsupported_media_type', 'rate_limited'],
       handler: async (input) => {
         const params = omitEmpty(input.body as Record<string, unknown>);
