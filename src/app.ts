@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
-import { installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
+import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { SharedLocalStore } from './http/shared-local-store.js';
@@ -18,20 +18,28 @@ import { healthRoutes } from './modules/health/routes.js';
 import type { RouteSpec } from './route-spec.js';
 import type { TrustProxy } from './config.js';
 
-export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+/**
+ * Slowloris and stalled clients: a whole request may take 30 s (the slowest path waits on siteverify
+ * twice and on SMTP), and its headers 10 s; connections are checked every second, so a stalled one
+ * is answered 408 and closed within a second of its deadline (node:http checks every 30 s by default).
+ */
+export const HTTP_TIMEOUTS = { requestMs: 30_000, headersMs: 10_000, checkEveryMs: 1_000 };
+
+export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     trustProxy: trustProxy(config.trustProxy),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
-    // Slowloris and stalled clients: a whole request may take 30 s (the slowest path waits on
-    // siteverify twice and on SMTP), and its headers 10 s.
-    requestTimeout: 30_000,
-    http: { headersTimeout: 10_000 },
+    requestTimeout: timeouts.requestMs,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     // Errors Fastify raises before routing (a malformed URL) get the one error body too (D9).
     frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
+    // ... and so do the requests node:http's parser refuses before Fastify sees them.
+    clientErrorHandler: answerClientError,
   });
+  app.server.on('checkExpectation', answerUnmetExpectation);
 
   await app.register(rateLimit, {
     global: false,

@@ -1,4 +1,7 @@
 // The one place errors become responses: {error, error_description, ok:false}, JSON, never cached (D9).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
 
@@ -20,12 +23,49 @@ export function toAppError(error: unknown): AppError {
   return new AppError('server_error', 'internal server error');
 }
 
+const errorBody = (error: AppError) => JSON.stringify({ error: error.code, error_description: error.description, ok: false });
+
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply
     .code(error.status)
     .headers({ ...error.headers, 'cache-control': 'no-store' })
     .type('application/json; charset=utf-8')
-    .send(JSON.stringify({ error: error.code, error_description: error.description, ok: false }));
+    .send(errorBody(error));
+}
+
+/** What node:http's parser refused (llhttp error codes), before any route or hook could run. */
+function clientError(code: string | undefined): AppError {
+  if (code === 'HPE_HEADER_OVERFLOW') return new AppError('request_header_fields_too_large', 'the request headers exceed 16 KiB');
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_REQUEST_TIMEOUT') return new AppError('request_timeout', 'the request did not arrive in time');
+  return new AppError('invalid_request', 'the request is not valid HTTP/1.1 (RFC 9112)');
+}
+
+/**
+ * Fastify's clientErrorHandler: the parser's refusals get the one error body too (D9), written to the
+ * socket by hand because no request object exists; then the connection closes, as RFC 9112 section
+ * 9.6 expects after a framing error.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  // Nothing to answer: the peer is gone, or a response is already on the wire (node:http's own check).
+  if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const appError = clientError(error.code);
+  const body = errorBody(appError);
+  socket.end(
+    `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/** node:http's 'checkExpectation': an Expect other than 100-continue gets 417 (RFC 9110 section 10.1.1). */
+export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const appError = new AppError('expectation_failed', `Expect: ${String(request.headers.expect)} is not supported; only 100-continue is`);
+  const body = errorBody(appError);
+  response.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
+  response.end(body);
 }
 
 /**

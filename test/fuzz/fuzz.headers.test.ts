@@ -116,8 +116,8 @@ describe('huge and malformed headers', () => {
     );
   });
 
-  // KNOWN BUG (issue 8): node:http's own 431/400/417 answers bypass the Error body; needs Fastify's clientErrorHandler. it.fails passes while the bug stands and fails once it is fixed: then make it `it`.
-  it.fails('answers what node:http refuses before the app (431, 400, 417) in the Error body with a documented code, as every error (D9)', async () => {
+  // D9: even what the HTTP parser refuses before any route runs gets the one error body (Fastify clientErrorHandler, node:http checkExpectation).
+  it('answers what node:http refuses before the app (431, 400, 417) in the Error body with a documented code, as every error (D9)', async () => {
     const refused = [
       ['a 20 KB header', `x-padding: ${'a'.repeat(20_000)}`],
       ['a header name with a space', 'x y: 1'],

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, HTTP_TIMEOUTS } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { buildDeps, type Deps, type DepsOptions } from '../../src/deps.js';
 import { checkResponsesAgainstDocument } from './openapi-contract.js';
@@ -22,7 +22,7 @@ export interface TestApp {
 }
 
 /** `port`: listen there (0 = any); with a fixed port, PUBLIC_URL defaults to that loopback origin. */
-export async function startApp(env: Record<string, string> = {}, options: DepsOptions & { dir?: string; port?: number } = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, options: DepsOptions & { dir?: string; port?: number; httpTimeouts?: typeof HTTP_TIMEOUTS } = {}): Promise<TestApp> {
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'portico-test-')));
   const logs: string[] = [];
   const logDestination = new Writable({
@@ -39,7 +39,7 @@ export async function startApp(env: Record<string, string> = {}, options: DepsOp
     ...env,
   });
   const deps = await buildDeps(config, { outboxDir: join(dir, 'outbox'), logDestination, humanCheckTimeoutMs: 300, ...options });
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, options.httpTimeouts);
   const contract = checkResponsesAgainstDocument(app);
   await app.listen({ port, host: '127.0.0.1' });
   await contract.load();
