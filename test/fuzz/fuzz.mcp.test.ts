@@ -97,8 +97,8 @@ describe('POST /mcp under fuzzing', () => {
     );
   });
 
-  // KNOWN BUG (issue 8): the SDK (@modelcontextprotocol/server 2.4.0, typescript-sdk#2284) answers -32603; re-map or upgrade. it.fails passes while the bug stands and fails once it is fixed: then make it `it`.
-  it.fails('answers params of the wrong shape -32602 Invalid params (or -32600/-32601), never -32603 Internal error', async () => {
+  // JSON-RPC 2.0 section 5.1; the SDK says -32603 here (typescript-sdk#2284) and src/modules/mcp/sdk-errors.ts corrects it.
+  it('answers params of the wrong shape -32602 Invalid params (or -32600/-32601), never -32603 Internal error', async () => {
     const shaped = fc.constantFrom(
       ['initialize', ['protocolVersion', 'capabilities', 'clientInfo']],
       ['tools/list', ['cursor']],

@@ -48,6 +48,14 @@ describe('POST /mcp over raw HTTP', () => {
     expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'JSON-RPC batches are not supported' } });
   });
 
+  // JSON-RPC 2.0 section 5.1: params of the wrong shape are -32602, naming the field; never -32603 Internal error.
+  it('answers an initialize without its params -32602 Invalid params naming the missing fields', async () => {
+    const response = await mcp({ jsonrpc: '2.0', id: 7, method: 'initialize', params: {} }, { 'mcp-protocol-version': '2025-11-25' });
+    const body = await response.json();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    expect(body.error.message).toMatch(/^Invalid params: params\.protocolVersion: /);
+  });
+
   // fetch() will not send a foreign Host, so this one goes through node:http as a rebinding page's would arrive.
   it.each([['broken JSON', '{"jsonrpc": "2.0",'], ['an empty body', '']])('answers %s 400 with JSON-RPC error -32700 and id null', async (_case, raw) => {
     const response = await mcp(raw);

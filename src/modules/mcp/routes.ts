@@ -6,6 +6,7 @@ import type { ContactDeps } from '../contact/submit.js';
 import { readIdempotencyKey } from '../contact/routes.js';
 import { callerContext } from './contact-tool.js';
 import { createPorticoMcpHandler } from './mcp-handler.js';
+import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
 import { fastToolsListEra, toolsListCache } from './tools-list-fast-path.js';
 
@@ -79,8 +80,8 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         const text = await response.text();
         const type = response.headers.get('content-type') ?? 'application/json';
         // D1: requests answer application/json; the SDK's 2025-era leg frames its one answer as SSE.
-        if (type.startsWith('text/event-stream')) return { status: response.status, body: lastSseMessage(text), contentType: 'application/json' };
-        return { status: response.status, body: text, contentType: type };
+        if (type.startsWith('text/event-stream')) return { status: response.status, body: remapInvalidParams(lastSseMessage(text)), contentType: 'application/json' };
+        return { status: response.status, body: remapInvalidParams(text), contentType: type };
       },
     }),
   ];
