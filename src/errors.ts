@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   delivery_failed: { status: 502, meaning: 'The mail server refused or dropped the message; the inquiry is kept.' },
   human_check_unavailable: { status: 503, meaning: 'Turnstile could not be reached; retry after Retry-After seconds.' },
   not_ready: { status: 503, meaning: 'A backing store does not answer.' },
+  store_unavailable: { status: 503, meaning: 'The database does not answer (restarting or unreachable); retry after Retry-After seconds. Nothing was half-written.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

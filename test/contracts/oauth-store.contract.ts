@@ -4,6 +4,8 @@ import type { Client, OAuthStore, Token } from '../../src/ports/oauth-store.js';
 
 export interface StoreFixture {
   store: OAuthStore;
+  /** A second store on the same database, with its own connection(s): another node. */
+  another(): Promise<OAuthStore>;
   close(): Promise<void>;
 }
 
@@ -102,6 +104,32 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
       expect((await store.getToken('lost'))?.state).toBe('superseded');
       expect(await store.getToken('r1')).toMatchObject({ state: 'active', usedAt: 7 });
       expect(await store.getToken('r2')).toMatchObject({ state: 'active', previousHash: 'r1' });
+    });
+
+    it('lets exactly one of two nodes racing for a code consume it; the other sees a replay', async () => {
+      const other = await fixture.another();
+      for (let i = 0; i < 10; i++) {
+        await store.createCode(code(`race${i}`, `gr${i}`), grant(`gr${i}`));
+        const outcomes = await Promise.all([store.consumeCode(`race${i}`, 0), other.consumeCode(`race${i}`, 0)]);
+        expect(outcomes.filter((outcome) => outcome && 'codeHash' in outcome)).toHaveLength(1);
+        expect(outcomes.filter((outcome) => outcome && 'replayed' in outcome)).toEqual([{ replayed: `gr${i}` }]);
+      }
+    });
+
+    // D4: a retried refresh may mint a second successor, and then the first one is superseded, whichever node ran first.
+    it('leaves exactly one active successor when two nodes rotate one refresh token at once', async () => {
+      const other = await fixture.another();
+      for (let i = 0; i < 10; i++) {
+        await store.saveTokens([token(`p${i}`, { kind: 'refresh' })]);
+        const presented = (await store.getToken(`p${i}`))!;
+        await Promise.all([
+          store.rotateRefresh(presented, 5, [token(`a${i}`, { kind: 'refresh', previousHash: `p${i}` })]),
+          other.rotateRefresh(presented, 5, [token(`b${i}`, { kind: 'refresh', previousHash: `p${i}` })]),
+        ]);
+        const states = [(await store.getToken(`a${i}`))!.state, (await store.getToken(`b${i}`))!.state].sort();
+        expect(states).toEqual(['active', 'superseded']);
+        expect(await store.getToken(`p${i}`)).toMatchObject({ state: 'active', usedAt: 5 });
+      }
     });
 
     it('deletes a client with everything it holds', async () => {

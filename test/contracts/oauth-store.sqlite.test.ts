@@ -11,8 +11,12 @@ oauthStoreContract('SQLite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'portico-store-'));
   const db = openDatabase({ engine: 'sqlite', path: join(dir, 'store.sqlite') });
   await migrateToLatest(db);
+  const store = sqlOAuthStore(db);
   return {
-    store: sqlOAuthStore(db),
+    store,
+    // SQLite runs one node: concurrent requests share its one connection. (Two connections in one
+    // process would deadlock: better-sqlite3 waits for a lock synchronously, blocking the holder.)
+    another: async () => sqlOAuthStore(db),
     async close() {
       await db.destroy();
       await rm(dir, { recursive: true, force: true });

@@ -1,17 +1,16 @@
-// Opening the configured database as a Kysely instance (embedded SQLite by default).
+// Opening the configured database as a Kysely instance: embedded SQLite by default, or PostgreSQL.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from '../../config.js';
+import { openPostgres } from './postgres.js';
 import type { Tables } from './schema.js';
 
 export type Db = Kysely<Tables>;
 
 export function openDatabase(database: Database): Db {
-  if (database.engine !== 'sqlite') {
-    throw new Error('PostgreSQL storage is not available in this build; use DATABASE_URL=sqlite:PATH');
-  }
+  if (database.engine === 'postgres') return openPostgres(database.url);
   if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
   const sqlite = new SQLite(database.path);
   // WAL lets readers (CLI, /readyz) run beside the writer. NORMAL: a commit is in the WAL before the

@@ -16,6 +16,7 @@ export function sqlInquiryStore(db: Db): InquiryStore {
     },
 
     async get(id) {
+      if (id.includes('\0')) return undefined; // PostgreSQL text holds no NUL: no such id exists.
       const row = await db.selectFrom('inquiries').selectAll().where('id', '=', id).executeTakeFirst();
       return row && fromRow(row);
     },

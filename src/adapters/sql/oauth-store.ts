@@ -30,6 +30,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       await db.insertInto('oauth_clients').values(clientToRow(client)).execute();
     },
     async getClient(clientId) {
+      if (clientId.includes('\0')) return undefined; // PostgreSQL text holds no NUL: no such key exists.
       const { rows } = await sql<Selectable<OAuthClientsTable>>`select * from oauth_clients where client_id = ${clientId}`.execute(db);
       return rows[0] && clientFromRow(rows[0]);
     },
@@ -153,7 +154,9 @@ export function sqlOAuthStore(db: Db): OAuthStore {
     },
     async rotateRefresh(refresh, now, issue) {
       await db.transaction().execute(async (trx) => {
-        await trx.updateTable('oauth_tokens').set({ used_at: now }).where('token_hash', '=', refresh.tokenHash).where('used_at', 'is', null).execute();
+        // First, and unconditional: on PostgreSQL this takes the row lock, so a second node rotating the
+        // same token waits here and then sees this rotation's successors (and supersedes them, D4).
+        await trx.updateTable('oauth_tokens').set({ used_at: sql`coalesce(used_at, ${now})` }).where('token_hash', '=', refresh.tokenHash).execute();
         if (refresh.previousHash) {
           await trx.updateTable('oauth_tokens').set({ state: 'superseded' }).where('token_hash', '=', refresh.previousHash).where('state', '=', 'active').execute();
         }

@@ -8,6 +8,8 @@ export type Locale = (typeof LOCALES)[number];
 const characters = (value: string) => [...value].length;
 // No C0/C1 controls and no line or paragraph separators in single-line fields (header safety).
 const SINGLE_LINE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u;
+// Multi-line text keeps tabs and line breaks; other C0 controls (NUL among them) are never prose.
+const PROSE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u;
 // An address a mail server will route: dot-atom local part, a domain of letter/digit labels (IDN allowed).
 const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}[\p{L}\p{N}-]{0,62}$/u;
 
@@ -27,7 +29,7 @@ export const ContactRequest = z
         .max(254, 'email must be at most 254 characters')
         .regex(EMAIL, 'email must be a valid e-mail address')
         .meta({ format: 'email', maxLength: 254 }),
-      message: text(5000, 'message'),
+      message: text(5000, 'message').refine((value) => PROSE.test(value), 'message must not contain control characters other than tabs and line breaks'),
       locale: z.enum(LOCALES, { error: `locale must be one of ${LOCALES.join(', ')}` }).default('es'),
       privacy: z.literal(true, { error: 'privacy must be true (the privacy policy must be accepted)' }),
       turnstileToken: z.string({ error: 'turnstileToken must be a string' }).max(2048, 'turnstileToken must be at most 2048 characters').optional(),
