@@ -6,7 +6,6 @@ import { AppError } from './errors.js';
 import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
 import { mountRoutes } from './http/mount-routes.js';
-import { SharedLocalStore } from './http/shared-local-store.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
@@ -44,7 +43,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   await app.register(rateLimit, {
     global: false,
     enableDraftSpec: true,
-    store: SharedLocalStore,
+    store: deps.rateLimitStore,
     // Seconds, not a human string: Retry-After and RateLimit-Reset are integers (D9).
     errorResponseBuilder: (_request, context) =>
       new AppError('rate_limited', `rate limit of ${context.max} requests exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),

@@ -23,6 +23,8 @@ export interface Config {
   appEnv: AppEnv;
   database: Database;
   redisUrl: string | undefined;
+  /** Namespace of the rate-limit counters in Redis, so deployments sharing one Redis stay apart. */
+  redisKeyPrefix: string;
   smtpUrl: string | undefined;
   mailFrom: MailAddress;
   mailTo: MailAddress;
@@ -98,6 +100,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     appEnv,
     database: parseDatabase(read('DATABASE_URL') ?? 'sqlite:./data/portico.sqlite', fail),
     redisUrl: optionalUrl('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:'], fail),
+    redisKeyPrefix: parseKeyPrefix(read('REDIS_KEY_PREFIX') ?? 'portico:rl:', fail),
     smtpUrl,
     mailFrom,
     mailTo,
@@ -178,6 +181,10 @@ function parseOrigins(name: string, raw: string | undefined, fallback: string, f
     }
     return url!.origin;
   });
+}
+
+function parseKeyPrefix(raw: string, fail: Fail): string {
+  return /^[\x21-\x7e]{1,64}$/.test(raw) ? raw : fail('REDIS_KEY_PREFIX', 'must be 1-64 printable ASCII characters without spaces', raw);
 }
 
 function parseDatabase(raw: string, fail: Fail): Database {

@@ -1,6 +1,8 @@
 // Picks and builds the adapters the configuration asks for; the only module that knows them all.
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { redisRateLimitStore } from './adapters/redis/rate-limit-store.js';
 import { openDatabase, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
 import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
@@ -8,6 +10,7 @@ import { migrateToLatest } from './adapters/sql/migrations.js';
 import { outboxMailer, smtpMailer } from './adapters/mail/nodemailer-mailer.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
+import { SharedLocalStore } from './http/shared-local-store.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
@@ -29,6 +32,8 @@ export interface Deps {
   mailer: Mailer;
   humanCheck: HumanCheck | undefined;
   tokens: TokenVerifier;
+  /** @fastify/rate-limit's store: counters in Redis shared by every node (REDIS_URL), else in this process. */
+  rateLimitStore: FastifyRateLimitStoreCtor;
   close(): Promise<void>;
 }
 
@@ -53,6 +58,9 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     throw error;
   }
   const oauth = sqlOAuthStore(db);
+  const sharedLimits = config.redisUrl ? redisRateLimitStore({ url: config.redisUrl, logger, keyPrefix: config.redisKeyPrefix }) : undefined;
+  // Settles (never rejects) once the first connection attempt ends: no false "Redis is away" at start.
+  await sharedLimits?.ready();
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? join('data', 'outbox'));
   return {
     config,
@@ -71,8 +79,10 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
       random,
     }),
     tokens: storedTokenVerifier(oauth, clock),
+    rateLimitStore: (sharedLimits?.Store ?? SharedLocalStore) as unknown as FastifyRateLimitStoreCtor,
     async close() {
       await mailer.close();
+      await sharedLimits?.close();
       await db.destroy();
     },
   };

@@ -14,8 +14,8 @@ export interface ServeProcess {
 }
 
 /** Starts `portico serve` with only PATH and `env`, and waits until /healthz answers 200. */
-export async function startServe(env: Record<string, string>): Promise<ServeProcess> {
-  const port = await freePort();
+export async function startServe(env: Record<string, string>, options: { port?: number } = {}): Promise<ServeProcess> {
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },

@@ -1,0 +1,181 @@
+// Rate-limit counters in Redis, shared by every node, with per-node memory while Redis is away (issue 6).
+import { Redis } from 'ioredis';
+import { SharedLocalStore } from '../../http/shared-local-store.js';
+
+export interface RateLimitLogger {
+  warn(details: object, message: string): void;
+  info(details: object, message: string): void;
+}
+
+export interface RedisRateLimitOptions {
+  /** REDIS_URL: `redis://[user:password@]host:port[/db]` or `rediss://` for TLS. */
+  url: string;
+  logger: RateLimitLogger;
+  /** Namespace of every counter, so deployments (and test runs) sharing one Redis stay apart. */
+  keyPrefix?: string;
+  /** The longest a request waits for Redis before it is counted in memory instead. */
+  commandTimeoutMs?: number;
+  /** Cap of the reconnection backoff: how late, at worst, a node notices that Redis is back. */
+  maxReconnectDelayMs?: number;
+}
+
+export interface RateLimitCounter {
+  current: number;
+  ttl: number;
+}
+
+type CounterCallback = (error: Error | null, counter: RateLimitCounter) => void;
+
+/** The shape @fastify/rate-limit calls: `new Store(globalParams)`, `child(routeOptions)`, `incr`, `read`. */
+export interface RateLimitStore {
+  incr(key: string, callback: CounterCallback, windowMs: number, max: number): void;
+  read(key: string, callback: CounterCallback, windowMs: number, max: number): void;
+  child(): RateLimitStore;
+}
+
+export interface RedisRateLimitStore {
+  /** Pass as @fastify/rate-limit's `store` option. */
+  Store: new () => RateLimitStore;
+  /** Settles once the first connection attempt has succeeded or failed; never rejects. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// Layout: one string per client and limit, `<prefix><client address or /64><groupId>` -> request count,
+// expiring (PEXPIRE) when its window ends; e.g. `portico:rl:203.0.113.7token` = "4", PTTL 41200.
+export const DEFAULT_KEY_PREFIX = 'portico:rl:';
+
+// Atomic in one round trip, like @fastify/rate-limit's store/RedisStore.js. Unlike it, a counter found
+// without an expiry gets one: otherwise its client would stay limited for good.
+const INCREMENT = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = tonumber(ARGV[1])
+if current > 1 then ttl = redis.call('PTTL', KEYS[1]) end
+if current == 1 or ttl < 0 then
+  ttl = tonumber(ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ttl)
+end
+return {current, ttl}`;
+
+// RedisStore.js's read: the state of a window without counting a request in it.
+const READ = `
+local current = redis.call('GET', KEYS[1])
+if not current then return {0, 0} end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then ttl = 0 end
+return {tonumber(current), ttl}`;
+
+type ScriptedRedis = Redis & {
+  porticoRateLimitIncr(key: string, windowMs: number): Promise<[number, number]>;
+  porticoRateLimitRead(key: string): Promise<[number, number]>;
+};
+
+export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
+  const { logger, keyPrefix = DEFAULT_KEY_PREFIX, commandTimeoutMs = 250, maxReconnectDelayMs = 2_000 } = options;
+  const connectTimeoutMs = Math.max(1_000, commandTimeoutMs * 4);
+  const redis = new Redis(options.url, {
+    // A request never waits for a connection that is not there: it is counted in memory at once.
+    enableOfflineQueue: false,
+    commandTimeout: commandTimeoutMs,
+    connectTimeout: connectTimeoutMs,
+    maxRetriesPerRequest: 0,
+    // Keep trying for ever, so a node returns to the shared counters on its own.
+    retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, maxReconnectDelayMs),
+  }) as ScriptedRedis;
+  redis.defineCommand('porticoRateLimitIncr', { numberOfKeys: 1, lua: INCREMENT });
+  redis.defineCommand('porticoRateLimitRead', { numberOfKeys: 1, lua: READ });
+
+  // Never the URL: it may carry the password.
+  const where = { redis: redisHost(options.url) };
+  const fallback = new SharedLocalStore();
+  let degraded = false;
+  let closing = false;
+  let dropping = false;
+  const degrade = (error: unknown) => {
+    if (degraded || closing) return;
+    degraded = true;
+    logger.warn({ ...where, err: error }, 'Redis is unavailable: rate limits are counted per node until it answers again');
+  };
+  const recover = () => {
+    if (!degraded || closing) return;
+    degraded = false;
+    logger.info(where, 'Redis answers again: rate limits are shared by all nodes again');
+  };
+  // Without an 'error' listener, ioredis would print every failed reconnection.
+  redis.on('error', degrade);
+  redis.on('close', () => {
+    dropping = false;
+    degrade(new Error('connection closed'));
+  });
+  redis.on('ready', recover);
+
+  const settled = new Promise<void>((resolve) => {
+    const settle = () => {
+      clearTimeout(timer);
+      redis.off('ready', settle).off('error', settle);
+      resolve();
+    };
+    const timer = setTimeout(settle, connectTimeoutMs).unref();
+    redis.once('ready', settle).once('error', settle);
+  });
+
+  const count = (method: 'incr' | 'read', key: string, callback: CounterCallback, windowMs: number, max: number) => {
+    const inMemory = () => fallback[method](key, callback, windowMs, max);
+    if (redis.status !== 'ready') {
+      degrade(new Error(`connection ${redis.status}`));
+      return inMemory();
+    }
+    const reply = method === 'incr' ? redis.porticoRateLimitIncr(keyPrefix + key, windowMs) : redis.porticoRateLimitRead(keyPrefix + key);
+    reply.then(
+      ([current, ttl]) => {
+        recover();
+        callback(null, { current, ttl });
+      },
+      (error: Error) => {
+        degrade(error);
+        // No answer in time (rather than an error reply): drop the connection, so later requests go to
+        // memory without waiting, and the reconnection's 'ready' tells us when Redis is back. Once only:
+        // the requests in flight on it fail together.
+        if (error.name !== 'ReplyError' && redis.status === 'ready' && !dropping) {
+          dropping = true;
+          redis.disconnect(true);
+        }
+        inMemory();
+      },
+    );
+  };
+
+  class RedisRateLimitCounters implements RateLimitStore {
+    incr(key: string, callback: CounterCallback, windowMs: number, max: number): void {
+      count('incr', key, callback, windowMs, max);
+    }
+
+    read(key: string, callback: CounterCallback, windowMs: number, max: number): void {
+      count('read', key, callback, windowMs, max);
+    }
+
+    // Keys already end with the limit's groupId: one namespace lets the routes of a limit share it.
+    child(): this {
+      return this;
+    }
+  }
+
+  return {
+    Store: RedisRateLimitCounters,
+    ready: () => settled,
+    async close() {
+      closing = true;
+      // QUIT lets Redis finish what it is doing; it fails fast (no offline queue, commandTimeout) when it cannot.
+      await redis.quit().catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}
+
+function redisHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'unparsable REDIS_URL';
+  }
+}

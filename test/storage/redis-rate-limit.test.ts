@@ -1,0 +1,301 @@
+// Issue 6: rate-limit counters shared by all nodes through Redis, and per-node memory while Redis is away.
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { redisRateLimitStore, type RateLimitCounter, type RateLimitStore } from '../../src/adapters/redis/rate-limit-store.js';
+import { freePort } from '../support/app.js';
+
+const MACHINE_REDIS = 'redis://127.0.0.1:6379';
+const REDIS_SERVER = '/usr/bin/redis-server';
+const COMMAND_TIMEOUT_MS = 250;
+
+const machineRedisAnswers = await answersPing(MACHINE_REDIS);
+if (!machineRedisAnswers) console.warn(`SKIPPED part of test/storage/redis-rate-limit.test.ts: no Redis answers at ${MACHINE_REDIS}.`);
+const canRunRedis = existsSync(REDIS_SERVER);
+if (!canRunRedis) console.warn(`SKIPPED part of test/storage/redis-rate-limit.test.ts: ${REDIS_SERVER} is missing (apt-get install redis-server).`);
+
+// Every node, server and key a test makes is undone after it, even when it fails.
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe.skipIf(!machineRedisAnswers)('rate-limit counters in Redis', () => {
+  it('counts one budget across two nodes that share a key prefix', async () => {
+    const prefix = await isolatedPrefix();
+    const [a, b] = [await startNode({ keyPrefix: prefix }), await startNode({ keyPrefix: prefix })];
+
+    const counts = [await incr(a.store, '203.0.113.7token'), await incr(b.store, '203.0.113.7token'), await incr(a.store, '203.0.113.7token')];
+    expect(counts.map((c) => c.current)).toEqual([1, 2, 3]);
+    expect((await incr(b.store, '203.0.113.7token')).current).toBe(4);
+    expect(await directGet(MACHINE_REDIS, `${prefix}203.0.113.7token`)).toBe('4');
+  });
+
+  it('reports the time left in the window and starts a new window once it has passed', async () => {
+    const { store } = await startNode({ keyPrefix: await isolatedPrefix() });
+
+    expect(await incr(store, 'client', 300)).toEqual({ current: 1, ttl: 300 });
+    const second = await incr(store, 'client', 300);
+    expect(second.current).toBe(2);
+    expect(second.ttl).toBeGreaterThan(0);
+    expect(second.ttl).toBeLessThanOrEqual(300);
+    await sleep(400);
+    expect(await incr(store, 'client', 300)).toEqual({ current: 1, ttl: 300 });
+  });
+
+  it('reads a window without counting a request in it', async () => {
+    const { store } = await startNode({ keyPrefix: await isolatedPrefix() });
+
+    expect(await read(store, 'client')).toEqual({ current: 0, ttl: 0 });
+    await incr(store, 'client');
+    await incr(store, 'client');
+    const first = await read(store, 'client');
+    expect(first.current).toBe(2);
+    expect(first.ttl).toBeGreaterThan(0);
+    expect((await read(store, 'client')).current).toBe(2);
+  });
+
+  it('lets the routes of one limit share a counter, since keys end with the limit group', async () => {
+    const { store } = await startNode({ keyPrefix: await isolatedPrefix() });
+    const getAuthorize = store.child();
+    const postAuthorize = store.child();
+
+    await incr(getAuthorize, '198.51.100.1authorize');
+    expect((await incr(postAuthorize, '198.51.100.1authorize')).current).toBe(2);
+    expect((await incr(postAuthorize, '198.51.100.1token')).current).toBe(1);
+  });
+
+  it('answers 429 through Fastify once two nodes together exceed the limit', async () => {
+    const prefix = await isolatedPrefix();
+    const [a, b] = [await limitedApp(prefix), await limitedApp(prefix)];
+
+    const statuses = [];
+    for (const app of [a, b, a, b]) statuses.push((await app.inject({ method: 'GET', url: '/limited' })).statusCode);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+});
+
+describe.skipIf(!canRunRedis)('rate-limit counters while Redis is away', () => {
+  it('counts in memory when Redis dies, warns once, and returns to Redis when it is back', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const server = await startRedisServer(port);
+    const node = await startNode({ url, maxReconnectDelayMs: 200 });
+    await incr(node.store, 'before');
+    expect(await directGet(url, 'portico:rl:before')).toBe('1');
+
+    await server.stop();
+    const during = await timedIncrements(node.store, 'during', 10);
+    expect(during.counts).toEqual(oneTo(10));
+    expect(during.slowestMs).toBeLessThan(300);
+    expect(node.log.warnings).toHaveLength(1);
+
+    await startRedisServer(port);
+    await until(() => node.log.infos.length > 0, 5_000);
+    await incr(node.store, 'after');
+    expect(await directGet(url, 'portico:rl:after')).toBe('1');
+    expect(node.log).toMatchObject({ warnings: [expect.any(String)], infos: [expect.any(String)] });
+  });
+
+  it('counts a burst in memory within the command timeout when Redis stops answering, and returns after', async () => {
+    const port = await freePort();
+    const url = `redis://127.0.0.1:${port}`;
+    const server = await startRedisServer(port);
+    const node = await startNode({ url, maxReconnectDelayMs: 200 });
+    await incr(node.store, 'before');
+
+    server.pause();
+    const burst = await Promise.all(Array.from({ length: 20 }, () => timedIncrements(node.store, 'burst', 1)));
+    expect(burst.flatMap((b) => b.counts).sort((x, y) => x - y)).toEqual(oneTo(20));
+    expect(Math.max(...burst.map((b) => b.slowestMs))).toBeLessThan(COMMAND_TIMEOUT_MS + 100);
+    // The timed-out connection was dropped, so later requests do not wait for it.
+    const later = await timedIncrements(node.store, 'burst', 3);
+    expect(later.counts).toEqual([21, 22, 23]);
+    expect(later.slowestMs).toBeLessThan(50);
+    expect(node.log.warnings).toHaveLength(1);
+
+    server.resume();
+    await until(() => node.log.infos.length > 0, 5_000);
+    await incr(node.store, 'after');
+    expect(await directGet(url, 'portico:rl:after')).toBe('1');
+  });
+
+  it('counts in memory within the command timeout when a server accepts connections but never replies', async () => {
+    const port = await silentServer();
+    const node = await startNode({ url: `redis://127.0.0.1:${port}`, awaitReady: false });
+
+    const during = await timedIncrements(node.store, 'client', 5);
+    expect(during.counts).toEqual(oneTo(5));
+    expect(during.slowestMs).toBeLessThan(COMMAND_TIMEOUT_MS + 100);
+    await node.ready();
+    expect(node.log.warnings).toHaveLength(1);
+    expect(node.log.infos).toHaveLength(0);
+  });
+
+  it('settles ready() and answers from memory when no Redis listens at all', async () => {
+    const node = await startNode({ url: `redis://127.0.0.1:${await freePort()}` });
+
+    expect((await timedIncrements(node.store, 'client', 3)).counts).toEqual([1, 2, 3]);
+    expect(node.log.warnings).toHaveLength(1);
+  });
+});
+
+// --- nodes and their logs ---
+
+interface NodeOptions {
+  url?: string;
+  keyPrefix?: string;
+  maxReconnectDelayMs?: number;
+  awaitReady?: boolean;
+}
+
+async function startNode({ url = MACHINE_REDIS, awaitReady = true, ...options }: NodeOptions) {
+  const log = { warnings: [] as string[], infos: [] as string[] };
+  const limits = redisRateLimitStore({
+    url,
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    logger: { warn: (_details, message) => log.warnings.push(message), info: (_details, message) => log.infos.push(message) },
+    ...options,
+  });
+  cleanups.push(() => limits.close());
+  if (awaitReady) await limits.ready();
+  return { store: new limits.Store(), Store: limits.Store, ready: limits.ready, log };
+}
+
+async function limitedApp(keyPrefix: string): Promise<FastifyInstance> {
+  const { Store } = await startNode({ keyPrefix });
+  const app = Fastify();
+  cleanups.push(() => app.close());
+  await app.register(rateLimit, { global: false, store: Store });
+  app.get('/limited', { config: { rateLimit: { max: 2, timeWindow: 60_000, groupId: 'x' } } }, async () => ({ ok: true }));
+  return app;
+}
+
+function incr(store: RateLimitStore, key: string, windowMs = 60_000, max = 3): Promise<RateLimitCounter> {
+  return new Promise((resolve, reject) => store.incr(key, (error, counter) => (error ? reject(error) : resolve(counter)), windowMs, max));
+}
+
+function read(store: RateLimitStore, key: string, windowMs = 60_000, max = 3): Promise<RateLimitCounter> {
+  return new Promise((resolve, reject) => store.read(key, (error, counter) => (error ? reject(error) : resolve(counter)), windowMs, max));
+}
+
+async function timedIncrements(store: RateLimitStore, key: string, times: number) {
+  const counts: number[] = [];
+  let slowestMs = 0;
+  for (let i = 0; i < times; i++) {
+    const started = performance.now();
+    counts.push((await incr(store, key)).current);
+    slowestMs = Math.max(slowestMs, performance.now() - started);
+  }
+  return { counts, slowestMs };
+}
+
+// --- Redis servers of our own ---
+
+async function startRedisServer(port: number) {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()];
+  const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  // A crashed test run must not leave a Redis behind.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+  cleanups.push(stop);
+  await untilOutput(child, 'Ready to accept connections');
+  return {
+    stop,
+    // A stopped process keeps its sockets open and answers nothing: a Redis that hangs.
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
+  };
+}
+
+function untilOutput(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes(text)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`)));
+  });
+}
+
+async function silentServer(): Promise<number> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return (server.address() as { port: number }).port;
+}
+
+// --- looking at Redis directly ---
+
+async function answersPing(url: string): Promise<boolean> {
+  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+async function directGet(url: string, key: string): Promise<string | null> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 0 });
+  try {
+    return await redis.get(key);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A key prefix of this test alone; its keys are deleted after the test. */
+async function isolatedPrefix(): Promise<string> {
+  const prefix = `portico:rl:test:${randomUUID()}:`;
+  cleanups.push(async () => {
+    const redis = new Redis(MACHINE_REDIS, { maxRetriesPerRequest: 0 });
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 100);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
+  });
+  return prefix;
+}
+
+const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
