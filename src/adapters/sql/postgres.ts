@@ -59,6 +59,9 @@ function guarded(pool: pg.Pool): pg.Pool {
   const wrap = (client: pg.PoolClient): pg.PoolClient => {
     let proxy = clients.get(client);
     if (!proxy) {
+      // A connection the server ends while it is checked out (a restart mid-query) emits 'error'; the
+      // query in flight rejects on its own, and an unheard 'error' would end the process.
+      client.on('error', () => {});
       proxy = new Proxy(client, {
         get(target, property, receiver) {
           if (property !== 'query') {
