@@ -1,0 +1,109 @@
+// The InquiryStore contract (src/ports/inquiry-store.ts), run against every engine by its own test file.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InquiryStore, NewInquiry } from '../../src/ports/inquiry-store.js';
+
+export interface InquiryFixture {
+  store: InquiryStore;
+  /** A second store on the same database: another node. */
+  another(): Promise<InquiryStore>;
+  close(): Promise<void>;
+}
+
+const MINUTE = 60_000;
+const inquiry = (id: string, fields: Partial<NewInquiry> = {}): NewInquiry => ({
+  id,
+  createdAt: 1_000,
+  status: 'pending',
+  channel: 'api',
+  name: 'Ana García',
+  email: 'ana@example.com',
+  message: 'Línea uno\nline two 🏢',
+  locale: 'es',
+  clientId: null,
+  remoteIp: '2001:db8::1',
+  idempotencyKey: null,
+  fingerprint: 'f'.repeat(64),
+  ...fields,
+});
+
+export function inquiryStoreContract(engine: string, open: () => Promise<InquiryFixture>): void {
+  describe(`InquiryStore on ${engine}`, () => {
+    let fixture: InquiryFixture;
+    let store: InquiryStore;
+    beforeEach(async () => {
+      fixture = await open();
+      store = fixture.store;
+    });
+    afterEach(() => fixture.close());
+
+    it('keeps an inquiry exactly as given, with no delivery attempt yet', async () => {
+      expect(await store.create(inquiry('i1'))).toBe(true);
+      expect(await store.get('i1')).toEqual({ ...inquiry('i1'), attempts: 0, attemptedAt: null, lastError: null, messageId: null, sentAt: null });
+      expect(await store.get('missing')).toBeUndefined();
+    });
+
+    it('stores it with its first attempt claimed when asked, so no other process claims it', async () => {
+      await store.create(inquiry('i2'), 5_000);
+      expect(await store.get('i2')).toMatchObject({ attempts: 1, attemptedAt: 5_000 });
+      expect(await store.claimDelivery('i2', 6_000, 0)).toBe(false);
+      // Its process died: after the stale limit, another may claim it.
+      expect(await store.claimDelivery('i2', 6_000, 5_001)).toBe(true);
+    });
+
+    it('stores nothing for a taken Idempotency-Key, and finds the first by it', async () => {
+      expect(await store.create(inquiry('first', { idempotencyKey: 'key-1' }))).toBe(true);
+      expect(await store.create(inquiry('second', { idempotencyKey: 'key-1' }))).toBe(false);
+      expect((await store.findByIdempotencyKey('key-1'))?.id).toBe('first');
+      expect(await store.get('second')).toBeUndefined();
+    });
+
+    it('lets exactly one of two nodes store a key they race for', async () => {
+      const other = await fixture.another();
+      for (let i = 0; i < 10; i++) {
+        const results = await Promise.all([store.create(inquiry(`a${i}`, { idempotencyKey: `race-${i}` })), other.create(inquiry(`b${i}`, { idempotencyKey: `race-${i}` }))]);
+        expect(results.filter(Boolean)).toHaveLength(1);
+      }
+    });
+
+    it('lets one of two nodes claim a delivery, records sent and failed outcomes, and resends a sent one only when asked', async () => {
+      await store.create(inquiry('i3'));
+      const other = await fixture.another();
+      const claims = await Promise.all([store.claimDelivery('i3', 2_000, 0), other.claimDelivery('i3', 2_000, 0)]);
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      await store.markFailed('i3', 2_100, 'SMTP 451');
+      expect(await store.get('i3')).toMatchObject({ status: 'failed', attempts: 1, lastError: 'SMTP 451' });
+      expect(await store.claimDelivery('i3', 3_000, 0)).toBe(true);
+      await store.markSent('i3', 3_100, '<m1@portico>');
+      expect(await store.get('i3')).toMatchObject({ status: 'sent', attempts: 2, sentAt: 3_100, messageId: '<m1@portico>', lastError: null });
+      expect(await store.claimDelivery('i3', 4_000, 0)).toBe(false);
+      expect(await store.claimDelivery('i3', 4_000, 0, true)).toBe(true);
+    });
+
+    it('never delivers spam', async () => {
+      await store.create(inquiry('s1', { status: 'spam' }));
+      expect(await store.claimDelivery('s1', 2_000, 10_000, true)).toBe(false);
+    });
+
+    it('lists stalled inquiries: never attempted or attempted before the limit, oldest first', async () => {
+      await store.create(inquiry('new', { createdAt: 9 * MINUTE }));
+      await store.create(inquiry('old', { createdAt: 1 * MINUTE }));
+      await store.create(inquiry('busy', { createdAt: 2 * MINUTE }), 9 * MINUTE);
+      await store.create(inquiry('dead', { createdAt: 3 * MINUTE }), 4 * MINUTE);
+      expect((await store.listStalled(5 * MINUTE, 10)).map((i) => i.id)).toEqual(['old', 'dead']);
+    });
+
+    it('lists newest first, by status, and purges by age', async () => {
+      await store.create(inquiry('p1', { createdAt: 1 }));
+      await store.create(inquiry('p2', { createdAt: 2 }));
+      await store.create(inquiry('sp', { createdAt: 3, status: 'spam' }));
+      expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['sp', 'p2', 'p1']);
+      expect((await store.list({ status: 'spam', limit: 10 })).map((i) => i.id)).toEqual(['sp']);
+      expect(await store.purgeCreatedBefore(3)).toBe(2);
+      expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['sp']);
+    });
+
+    it('answers a ping', async () => {
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+  });
+}
