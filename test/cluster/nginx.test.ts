@@ -1,0 +1,147 @@
+// Two nodes behind Debian's nginx with the configuration docs/deploy.md gives
+// (deploy/nginx/portico-proxy.conf) and TRUST_PROXY=1: requests reach both nodes, the per-IP limits
+// count the address nginx saw (a forged X-Forwarded-For changes nothing), and /mcp works through it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/app.js';
+import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+
+const NGINX = '/usr/sbin/nginx';
+const PROXY_CONF = fileURLToPath(new URL('../../deploy/nginx/portico-proxy.conf', import.meta.url));
+const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const hasNginx = existsSync(NGINX);
+if (!hasNginx) console.warn(`SKIPPED test/cluster/nginx.test.ts: ${NGINX} is missing. Install Debian's nginx-light (as .ci/run does).`);
+const available = hasNginx && (await postgresAvailable('test/cluster/nginx.test.ts'));
+
+/** A POST from a chosen loopback address (127.0.0.2 is another client), with any headers. */
+function postFrom(localAddress: string, url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', localAddress, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe.skipIf(!available)('two nodes behind nginx', () => {
+  let database: TestDatabase;
+  let smtp: TestSmtpServer;
+  let nodes: ServeProcess[] = [];
+  let nginx: ChildProcess;
+  let dir: string;
+  let proxy: string;
+  const prefix = `portico-test-${randomBytes(6).toString('hex')}:`;
+
+  beforeAll(async () => {
+    database = await createDatabase();
+    smtp = await startSmtpServer();
+    const port = await freePort();
+    proxy = `http://127.0.0.1:${port}`;
+    const env = {
+      DATABASE_URL: database.url,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: prefix,
+      PUBLIC_URL: proxy,
+      TRUST_PROXY: '1',
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'web@portico.example',
+      MAIL_TO: 'team@portico.example',
+      LOG_LEVEL: 'info',
+    };
+    nodes = await Promise.all([startServe(env), startServe(env)]);
+
+    dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
+    // nginx's workers run as nobody: they need to enter the folder and write their temp files.
+    await chmod(dir, 0o755);
+    for (const temp of ['body', 'proxy']) {
+      await mkdir(join(dir, temp));
+      await chmod(join(dir, temp), 0o777);
+    }
+    const upstream = nodes.map((node) => `server ${new URL(node.url).host};`).join(' ');
+    await writeFile(
+      join(dir, 'nginx.conf'),
+      `worker_processes 1;
+error_log ${dir}/error.log warn;
+pid ${dir}/nginx.pid;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  upstream portico { ${upstream} keepalive 8; }
+  server {
+    listen 127.0.0.1:${port};
+    include ${PROXY_CONF};
+  }
+}
+`,
+    );
+    nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    nginx.stderr!.on('data', (chunk) => (errors += chunk));
+    const deadline = Date.now() + 10_000;
+    while ((await fetch(`${proxy}/healthz`).then((r) => r.status, () => 0)) !== 200) {
+      if (nginx.exitCode !== null || Date.now() > deadline) throw new Error(`nginx did not start: ${errors}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    nginx?.kill('SIGQUIT');
+    for (const node of nodes) node.child.kill('SIGTERM');
+    await Promise.all(nodes.map((node) => node.exited));
+    await smtp?.close();
+    await database?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('spreads requests over both nodes', async () => {
+    for (let i = 0; i < 10; i++) await (await fetch(`${proxy}/.well-known/oauth-authorization-server`)).arrayBuffer();
+    for (const node of nodes) expect(node.output()).toContain('"path":"/.well-known/oauth-authorization-server"');
+  });
+
+  it('serves the discovery documents under the public URL, as the issuer', async () => {
+    const metadata = await (await fetch(`${proxy}/.well-known/oauth-authorization-server`)).json();
+    expect(metadata.issuer).toBe(proxy);
+  });
+
+  it('counts the contact limit per client address nginx saw, whatever X-Forwarded-For the client forged', async () => {
+    const inquiry = JSON.stringify({ name: 'Ana García', email: 'ana@example.com', message: 'A demo, please.', privacy: true });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const forged = `198.51.100.${i}`;
+      statuses.push((await postFrom('127.0.0.1', `${proxy}/api/contact`, { 'content-type': 'application/json', 'x-forwarded-for': forged }, inquiry)).status);
+    }
+    expect(statuses).toEqual([...Array(8).fill(200), 429, 429]);
+    // Another client (another address) has its own budget: the nodes read the address from nginx.
+    expect((await postFrom('127.0.0.2', `${proxy}/api/contact`, { 'content-type': 'application/json' }, inquiry)).status).toBe(200);
+  });
+
+  it('passes the Host through, so /mcp answers through the proxy', async () => {
+    const response = await fetch(`${proxy}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'proxy-test', version: '1' } } }),
+    });
+    expect(response.status).toBe(200);
+    expect((await response.json()).result.serverInfo).toBeDefined();
+  });
+});
