@@ -1,0 +1,58 @@
+// The multi-node setup (PostgreSQL + Redis) against the single node (SQLite, limits in memory), in the
+// same run: both with the same rate limits, set high enough never to refuse, so that every request
+// takes the limit's round trip (issue 6). Informational: no target.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+
+const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Limits on, never reached: the counting is measured, not the refusals. */
+export const UNREACHED_LIMITS = 'contact=1000000000/h,mcp=1000000000/m,token=1000000000/m,register=1000000000/h,authorize=1000000000/m';
+
+export interface DistributedStores {
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2_000 });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh database and a key prefix of its own; undefined (with the reason) when either server is absent. */
+export async function distributedStores(): Promise<DistributedStores | string> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    redis.disconnect();
+    return `no Redis answers at ${REDIS_URL}`;
+  }
+  const name = `portico_bench_${randomBytes(6).toString('hex')}`;
+  try {
+    await admin((client) => client.query(`create database ${name}`));
+  } catch (error) {
+    redis.disconnect();
+    return `PostgreSQL at ${ADMIN_URL}: ${(error as Error).message}`;
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const prefix = `portico-bench-${name}:`;
+  return {
+    env: { DATABASE_URL: url.href, REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMITS: UNREACHED_LIMITS },
+    async close() {
+      await admin((client) => client.query(`drop database if exists ${name} with (force)`));
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
+}
