@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { AppError } from './errors.js';
 import { buildDeps, type Deps } from './deps.js';
 import { listClients, revokeClient } from './commands/clients.js';
 import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
@@ -98,6 +99,9 @@ run(process.argv.slice(2), process.env, out).catch((error: unknown) => {
   if (error instanceof ConfigError) process.stderr.write(`portico: invalid configuration: ${error.message}\n`);
   else if (error instanceof CliError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`portico: ${(error as Error).message}\n`);
+  } else if (error instanceof AppError && error.code === 'store_unavailable') {
+    // An outage, not a bug: one line an operator can act on.
+    process.stderr.write(`portico: ${error.description}\n`);
   } else process.stderr.write(`portico: ${(error as Error).stack ?? String(error)}\n`);
   process.exitCode = 1;
 });
