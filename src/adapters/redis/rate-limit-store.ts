@@ -1,5 +1,6 @@
 // Rate-limit counters in Redis, shared by every node, with per-node memory while Redis is away (issue 6).
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import { SharedLocalStore } from '../../http/shared-local-store.js';
 
 export interface RateLimitLogger {
@@ -73,7 +74,9 @@ type ScriptedRedis = Redis & {
 export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
   const { logger, keyPrefix = DEFAULT_KEY_PREFIX, commandTimeoutMs = 250, maxReconnectDelayMs = 2_000 } = options;
   const connectTimeoutMs = Math.max(1_000, commandTimeoutMs * 4);
-  const redis = new Redis(options.url, {
+  // Loaded only here: a node without REDIS_URL never pays ioredis's memory.
+  const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const redis = new Client(options.url, {
     // A request never waits for a connection that is not there: it is counted in memory at once.
     enableOfflineQueue: false,
     commandTimeout: commandTimeoutMs,

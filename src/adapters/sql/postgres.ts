@@ -1,6 +1,7 @@
 // PostgreSQL through a bounded `pg` pool, for several nodes sharing one database (DESIGN section 5).
+import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { AppError } from '../../errors.js';
 import type { Tables } from './schema.js';
 
@@ -14,7 +15,6 @@ const RETRY_AFTER_SECONDS = '5';
 // int8 (oid 20) arrives as a string by default; every bigint column here is a millisecond time,
 // well inside Number's exact range.
 const INT8 = 20;
-const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pg.types.getTypeParser(oid, format as 'text')) };
 
 // SQLSTATE classes that mean the server is gone or refusing, not that the query was wrong:
 // 08 connection exception, 57P0x operator intervention (shutdown, crash, starting up), 53300 too
@@ -38,7 +38,10 @@ const unavailable = (error: unknown) => {
 };
 
 export function openPostgres(url: string): Kysely<Tables> {
-  const pool = new pg.Pool({
+  // Loaded only here: a SQLite node never pays pg's memory (about 7 MB resident).
+  const { Pool, types: pgTypes } = createRequire(import.meta.url)('pg') as typeof pg;
+  const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pgTypes.getTypeParser(oid, format as 'text')) };
+  const pool = new Pool({
     connectionString: url,
     max: POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
