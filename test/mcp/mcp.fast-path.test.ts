@@ -1,8 +1,11 @@
-// tools/list from the cached fast path is byte for byte what the SDK itself answers, in both eras.
+// The fast paths (tools/list from a cached result, tools/call contact_service without a per-request
+// SDK server) answer byte for byte what the SDK itself answers, in both eras.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactDeps } from '../../src/deps.js';
 import { createPorticoMcpHandler } from '../../src/modules/mcp/mcp-handler.js';
 import { lastSseMessage } from '../../src/modules/mcp/sse.js';
+import { callerContext } from '../../src/modules/mcp/contact-tool.js';
+import { fastContactCall } from '../../src/modules/mcp/tools-call-fast-path.js';
 import { fastToolsListEra } from '../../src/modules/mcp/tools-list-fast-path.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
 
@@ -47,5 +50,48 @@ describe('the tools/list fast path', () => {
     ['unknown _meta keys', { ...CASES[2].headers }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...META, other: 1 } } }],
   ])('leaves a request with %s to the SDK', (_case, headers, body) => {
     expect(fastToolsListEra(body, headers)).toBeUndefined();
+  });
+});
+
+const ARGS = { name: 'Ana García', email: 'ana@example.com', message: 'A demo for 40 buildings, please.', privacy: true };
+const CALLS = [
+  { era: 'legacy', headers: { ...ACCEPT, 'mcp-protocol-version': '2025-11-25' }, body: { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'contact_service', arguments: ARGS } } },
+  {
+    era: 'modern',
+    headers: { ...ACCEPT, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'contact_service' },
+    body: { jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: { name: 'contact_service', arguments: { ...ARGS, locale: 'en' }, _meta: META } },
+  },
+] as const;
+
+describe('the tools/call fast path', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+  });
+  afterAll(() => api.close());
+
+  it.each(CALLS)('answers a valid $era contact_service call exactly as the SDK does, and stores the inquiry', async ({ headers, body }) => {
+    expect(fastContactCall(body, headers)).toMatchObject({ id: body.id, arguments: body.params.arguments });
+    const ours = await (await api.post('/mcp', body, headers)).text();
+    const sdk = await callerContext.run({ remoteIp: '127.0.0.1', clientId: null, idempotencyKey: undefined }, () =>
+      createPorticoMcpHandler(contactDeps(api.deps)).fetch(new Request(`${api.url}/mcp`, { method: 'POST', headers }), { parsedBody: body }),
+    );
+    const text = await sdk.text();
+    expect(ours).toBe(text.startsWith('{') ? text : lastSseMessage(text));
+    expect(JSON.parse(ours).result.structuredContent).toEqual({ ok: true });
+    const stored = await api.deps.inquiries.list({ limit: 10 });
+    expect(stored.filter((inquiry) => inquiry.channel === 'mcp').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each([
+    ['another tool', CALLS[0].headers, { ...CALLS[0].body, params: { name: 'other', arguments: ARGS } }],
+    ['arguments the tool refuses', CALLS[0].headers, { ...CALLS[0].body, params: { name: 'contact_service', arguments: { ...ARGS, privacy: false } } }],
+    ['a missing Mcp-Name', { ...CALLS[1].headers, 'mcp-name': undefined }, CALLS[1].body],
+    ['an Mcp-Name for another tool', { ...CALLS[1].headers, 'mcp-name': 'other' }, CALLS[1].body],
+    ['a task or progress _meta', CALLS[1].headers, { ...CALLS[1].body, params: { ...CALLS[1].body.params, _meta: { ...META, progressToken: 1 } } }],
+    ['legacy params with _meta', CALLS[0].headers, { ...CALLS[0].body, params: { ...CALLS[0].body.params, _meta: { progressToken: 1 } } }],
+    ['a null id', CALLS[0].headers, { ...CALLS[0].body, id: null }],
+  ])('leaves a call with %s to the SDK', (_case, headers, body) => {
+    expect(fastContactCall(body, headers)).toBeUndefined();
   });
 });

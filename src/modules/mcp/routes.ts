@@ -4,10 +4,11 @@ import { AppError } from '../../errors.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
 import { readIdempotencyKey } from '../contact/routes.js';
-import { callerContext } from './contact-tool.js';
-import { createPorticoMcpHandler } from './mcp-handler.js';
+import { callContactTool, callerContext } from './contact-tool.js';
+import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
+import { fastContactCall, toolCallResponse } from './tools-call-fast-path.js';
 import { fastToolsListEra, toolsListCache } from './tools-list-fast-path.js';
 
 export const MCP_SCOPE = 'mcp:invoke';
@@ -72,8 +73,13 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         if (Array.isArray(body)) return jsonRpcError(400, -32600, 'JSON-RPC batches are not supported');
         const era = fastToolsListEra(body, headers);
         if (era) return { status: 200, body: await toolsList(era, (body as { id: string | number }).id), contentType: 'application/json' };
-        const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
         const caller = { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) };
+        const call = fastContactCall(body, headers);
+        if (call) {
+          const result = await callerContext.run(caller, () => callContactTool(deps, call.arguments));
+          return { status: 200, body: toolCallResponse(call, result, SERVER_INFO), contentType: 'application/json' };
+        }
+        const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
         const response = await callerContext.run(caller, () => handler.fetch(request, { parsedBody: body }));
         // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
         if (response.status === 202) return { status: 204 };
