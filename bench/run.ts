@@ -147,11 +147,15 @@ async function main(): Promise<void> {
     }
 
     const distributed = await compareDistributed(chosen, dir, sink.url, load, running);
+    const mail = await mailThroughput(sink.url);
 
     const peaks = { main: (await memory(portico.pid)).peakMb, limited: (await memory(limited.pid)).peakMb, bare: (await memory(bare.pid)).peakMb };
     const startMs = portico.startMs;
     printTable(rows, peaks, startMs);
     printDistributed(distributed);
+    process.stdout.write(
+      `e-mail through the SMTP pool to the loopback sink (${mail.inFlight} in flight, CPU ${SERVER_CPUS}): ${mail.messagesPerSecond.toFixed(0)} messages/s, ${mail.cpuMicrosPerMessage.toFixed(0)} us of CPU each${mail.failed ? `, ${mail.failed} failed` : ''}\n`,
+    );
 
     const problems = rows.flatMap((row) =>
       row.rounds.flatMap((round) =>
@@ -170,7 +174,7 @@ async function main(): Promise<void> {
 
     if (args.json) {
       const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK };
-      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, missed }, null, 2)}\n`);
+      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, mail, missed }, null, 2)}\n`);
       process.stdout.write(`results written to ${args.json}\n`);
     }
     if (problems.length || (!QUICK && missed.length)) process.exitCode = 1;
@@ -258,6 +262,23 @@ async function compareDistributed(chosen: Scenario[], dir: string, smtpUrl: stri
     // The servers are stopped with the others (in reverse order); the database goes after them all.
     running.unshift({ url: '', pid: 0, close: () => stores.close() });
   }
+}
+
+interface MailThroughput {
+  messagesPerSecond: number;
+  cpuMicrosPerMessage: number;
+  failed: number;
+  inFlight: number;
+}
+
+/** Informational (issue 7): Portico's SMTP adapter alone, pinned like the servers. */
+async function mailThroughput(smtpUrl: string): Promise<MailThroughput> {
+  const { execFile } = await import('node:child_process');
+  const script = join(import.meta.dirname, 'mail-throughput.ts');
+  const stdout = await new Promise<string>((resolve, reject) =>
+    execFile('taskset', ['-c', SERVER_CPUS, process.execPath, '--import', 'tsx', script, smtpUrl, String(QUICK ? 1 : 3)], (error, out) => (error ? reject(error) : resolve(out))),
+  );
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as MailThroughput;
 }
 
 function printDistributed(rows: DistributedRow[] | string): void {

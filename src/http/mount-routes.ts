@@ -1,5 +1,5 @@
 // Turns route tables into Fastify routes: content type, rate limit, CORS, Bearer, validation, reply.
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler, preParsingHookHandler, RouteOptions } from 'fastify';
 import type * as z from 'zod';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { TokenVerifier } from '../ports/token-verifier.js';
@@ -14,8 +14,6 @@ export interface MountSettings {
   cors: CorsSettings;
   tokens: TokenVerifier;
 }
-
-type Hook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -45,18 +43,21 @@ export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], 
 }
 
 function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions {
-  const onRequest: Hook[] = [];
+  // Callback-style hooks: an async one costs a promise and a microtask turn on every request.
+  const onRequest: onRequestHookHandler[] = [];
   const limit = spec.limit ? settings.rateLimits[spec.limit] : undefined;
   if (spec.cors) {
     const policy = spec.cors;
-    onRequest.push(async (request, reply) => {
+    onRequest.push((request, reply, done) => {
       reply.headers(corsHeaders(policy, request.headers.origin, settings.cors));
+      done();
     });
   }
   if (limit) {
     const policy = policyHeader(limit);
-    onRequest.push(async (_request, reply) => {
+    onRequest.push((_request, reply, done) => {
       reply.header('ratelimit-policy', policy);
+      done();
     });
   }
   const target = { resource: `${settings.publicUrl}${spec.path}`, metadataUrl: `${settings.publicUrl}/.well-known/oauth-protected-resource${spec.path}` };
@@ -88,13 +89,15 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
 const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
 
 /** Contract: another content type gives 415, checked before the body is read. */
-function requireContentType(types: readonly BodyType[]): Hook {
+function requireContentType(types: readonly BodyType[]): preParsingHookHandler {
   const accepted = types.map((type) => MEDIA_TYPES[type]);
-  return async (request) => {
+  return (request, _reply, payload, done) => {
     const mediaType = request.headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
     if (!mediaType || !accepted.includes(mediaType)) {
-      throw new AppError('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}${mediaType ? ` (got ${mediaType})` : ''}`);
+      done(new AppError('unsupported_media_type', `Content-Type must be ${accepted.join(' or ')}${mediaType ? ` (got ${mediaType})` : ''}`));
+      return;
     }
+    done(null, payload);
   };
 }
 

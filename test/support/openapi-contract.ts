@@ -169,3 +169,37 @@ export function checkResponsesAgainstDocument(app: FastifyInstance): { load(): P
     },
   };
 }
+
+// `portico serve` child processes (crash, shutdown and cluster tests) are checked at the client side:
+// every response fetch() receives from a watched origin goes through the same check.
+const watched = new Map<string, { contract: ResponseContract; paths: Set<string> }>();
+const unwatchedFetch = globalThis.fetch;
+
+/** Checks every response fetch() gets from `origin` from now on, against the document it serves. */
+export async function watchResponses(origin: string): Promise<void> {
+  const document = (await (await unwatchedFetch(`${origin}/openapi.json`)).json()) as Document;
+  watched.set(origin, { contract: new ResponseContract(document), paths: new Set(Object.keys(document.paths)) });
+}
+
+export function unwatchResponses(origin: string): void {
+  watched.delete(origin);
+}
+
+/** Wraps the global fetch once per test file (setup.ts). */
+export function checkFetchedResponses(): void {
+  globalThis.fetch = async (input, init) => {
+    const response = await unwatchedFetch(input, init);
+    const request = input instanceof Request ? input : undefined;
+    const url = new URL(request ? request.url : String(input));
+    const target = watched.get(url.origin);
+    if (target) {
+      const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
+      const path = url.pathname;
+      const route = target.paths.has(path) || path.startsWith('/docs/assets/') ? path : undefined;
+      const body = method === 'HEAD' ? '' : await response.clone().text();
+      const headers = Object.fromEntries(response.headers);
+      violations.push(...target.contract.check({ method, route, url: `${path}${url.search}`, status: response.status, headers, body }));
+    }
+    return response;
+  };
+}

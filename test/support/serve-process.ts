@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './app.js';
+import { unwatchResponses, watchResponses } from './openapi-contract.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -31,7 +32,12 @@ export async function startServe(env: Record<string, string>, options: { port?: 
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`portico serve exited before listening:\n${output}`);
     const status = await fetch(`${server.url}/healthz`).then((r) => r.status, () => 0);
-    if (status === 200) return server;
+    if (status === 200) {
+      // Its responses are checked against the OpenAPI document it serves, as in-process apps' are.
+      await watchResponses(server.url);
+      child.once('exit', () => unwatchResponses(server.url));
+      return server;
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   child.kill('SIGKILL');

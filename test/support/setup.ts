@@ -1,7 +1,9 @@
 // Runs in every test file: a response that the OpenAPI document does not describe fails the test
 // that caused it (issue 5: the document must match every response).
 import { afterEach } from 'vitest';
-import { takeViolations } from './openapi-contract.js';
+import { checkFetchedResponses, takeViolations } from './openapi-contract.js';
+
+checkFetchedResponses();
 
 afterEach(() => {
   const violations = [...new Set(takeViolations())];

@@ -20,7 +20,7 @@ export function contactRoutes(deps: ContactDeps): RouteSpec[] {
       bodyLimitBytes: 128 * 1024,
       headerParams: [{ name: 'Idempotency-Key', description: 'Makes retries safe (a repeat replays the first answer).', schema: IdempotencyKey }],
       responses: { 200: { description: 'The inquiry was delivered to the team.', schema: ContactResponse } },
-      errors: ['invalid_token', 'insufficient_scope', 'human_check_failed', 'idempotency_in_progress', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'delivery_failed', 'human_check_unavailable'],
+      errors: ['invalid_token', 'insufficient_scope', 'human_check_failed', 'idempotency_in_progress', 'idempotency_key_reused', 'payload_too_large', 'unsupported_media_type', 'rate_limited', 'delivery_failed', 'human_check_unavailable', 'store_unavailable'],
       limit: 'contact',
       cors: 'site',
       auth: { kind: 'optional-bearer', scope: CONTACT_SCOPE },

@@ -56,7 +56,7 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         },
         406: { description: 'The Accept header allows neither application/json nor text/event-stream (MCP Streamable HTTP), as a JSON-RPC error.', schema: JsonRpcError },
       },
-      errors: ['invalid_token', 'insufficient_scope', 'forbidden', 'unsupported_media_type', 'payload_too_large', 'rate_limited'],
+      errors: ['invalid_token', 'insufficient_scope', 'forbidden', 'unsupported_media_type', 'payload_too_large', 'rate_limited', 'store_unavailable'],
       limit: 'mcp',
       cors: 'mcp',
       auth: { kind: 'optional-bearer', scope: MCP_SCOPE, insufficientScopeStatus: 403 },

@@ -44,7 +44,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       invalidBodyCode: 'invalid_client_metadata',
       bodyLimitBytes: 64 * 1024,
       responses: { 201: { description: 'The client, with its secret shown this once.', schema: ClientRegistrationResponse } },
-      errors: ['invalid_client_metadata', 'invalid_redirect_uri', 'unsupported_media_type', 'payload_too_large', 'rate_limited'],
+      errors: ['invalid_client_metadata', 'invalid_redirect_uri', 'unsupported_media_type', 'payload_too_large', 'rate_limited', 'store_unavailable'],
       limit: 'register',
       cors: 'public',
       advertiseAs: 'registration_endpoint',
@@ -60,7 +60,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       bodyTypes: ['form', 'json'],
       bodyLimitBytes: 16 * 1024,
       responses: { 200: { description: 'The tokens.', schema: TokenResponse } },
-      errors: ['invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target', 'invalid_client', 'unsupported_media_type', 'rate_limited'],
+      errors: ['invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope', 'invalid_target', 'invalid_client', 'unsupported_media_type', 'rate_limited', 'store_unavailable'],
       limit: 'token',
       cors: 'public',
       clientAuthentication: true,
@@ -74,7 +74,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       summary: 'Start the authorization code flow: the consent page',
       // RFC 6749 section 4.1.2.1: an unknown client or redirect URI is told on our page, not at the URI.
       responses: { 200: HTML, 302: REDIRECT, 400: ERROR_PAGE('the client or its redirect URI is unknown (RFC 6749 section 4.1.2.1)') },
-      errors: ['rate_limited'],
+      errors: ['rate_limited', 'store_unavailable'],
       handler: async (input) => requestAuthorization(deps, browser(input, omitEmpty(input.query))),
     }),
     route({
@@ -92,7 +92,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
         400: ERROR_PAGE('the client or redirect URI is unknown, or the consent expired or was already answered'),
         403: ERROR_PAGE('the form came from another site or another browser (CSRF, RFC 6749 section 10.12)'),
       },
-      errors: ['unsupported_media_type', 'rate_limited'],
+      errors: ['unsupported_media_type', 'rate_limited', 'store_unavailable'],
       handler: async (input) => {
         const params = omitEmpty(input.body as Record<string, unknown>);
         return 'consent' in params ? decide(deps, browser(input, params)) : requestAuthorization(deps, browser(input, params));
@@ -108,7 +108,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       bodyTypes: ['form', 'json'],
       bodyLimitBytes: 16 * 1024,
       responses: { 200: { description: 'Revoked, or unknown: the answer is the same.' } },
-      errors: ['invalid_client', 'unsupported_media_type'],
+      errors: ['invalid_client', 'unsupported_media_type', 'store_unavailable'],
       cors: 'public',
       clientAuthentication: true,
       advertiseAs: 'revocation_endpoint',
