@@ -1,30 +1,15 @@
 // Three `portico serve` processes on one PostgreSQL and one Redis, as behind a load balancer: a
 // client may reach any node for any request, and nothing changes for it (issue 6).
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approveConsent } from '../support/consent.js';
 import { freePort } from '../support/app.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
+import { deleteKeys, MACHINE_REDIS, redisAvailable } from '../support/redis.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
-const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-async function redisAnswersAt(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-const redisAnswers = await redisAnswersAt(REDIS_URL);
-if (!redisAnswers) console.warn(`SKIPPED test/cluster/multi-node.test.ts: no Redis answers at ${REDIS_URL}; .ci/run requires it.`);
-const available = redisAnswers && (await postgresAvailable('test/cluster/multi-node.test.ts'));
+const available = (await redisAvailable('test/cluster/multi-node.test.ts')) && (await postgresAvailable('test/cluster/multi-node.test.ts'));
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 const inquiry = { name: 'Ana García', email: 'ana@example.com', message: 'A demo for 40 buildings, please.', privacy: true };
@@ -43,7 +28,7 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
     const port = await freePort();
     const env = {
       DATABASE_URL: database.url,
-      REDIS_URL,
+      REDIS_URL: MACHINE_REDIS,
       REDIS_KEY_PREFIX: prefix,
       PUBLIC_URL: `http://127.0.0.1:${port}`,
       SMTP_URL: smtp.url,
@@ -60,10 +45,7 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
     await Promise.all(nodes.map((node) => node.exited));
     await smtp?.close();
     await database?.drop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
+    await deleteKeys(prefix);
   });
 
   const register = async (node: string, metadata: object) => {

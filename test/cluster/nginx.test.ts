@@ -9,20 +9,19 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/app.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
+import { deleteKeys, MACHINE_REDIS, redisAvailable } from '../support/redis.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
 const NGINX = '/usr/sbin/nginx';
 const PROXY_CONF = fileURLToPath(new URL('../../deploy/nginx/portico-proxy.conf', import.meta.url));
-const REDIS_URL = process.env.PORTICO_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const hasNginx = existsSync(NGINX);
 if (!hasNginx) console.warn(`SKIPPED test/cluster/nginx.test.ts: ${NGINX} is missing. Install Debian's nginx-light (as .ci/run does).`);
-const available = hasNginx && (await postgresAvailable('test/cluster/nginx.test.ts'));
+const available = hasNginx && (await postgresAvailable('test/cluster/nginx.test.ts')) && (await redisAvailable('test/cluster/nginx.test.ts'));
 
 /** A POST from a chosen loopback address (127.0.0.2 is another client), with any headers. */
 function postFrom(localAddress: string, url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
@@ -53,7 +52,7 @@ describe.skipIf(!available)('two nodes behind nginx', () => {
     proxy = `http://127.0.0.1:${port}`;
     const env = {
       DATABASE_URL: database.url,
-      REDIS_URL,
+      REDIS_URL: MACHINE_REDIS,
       REDIS_KEY_PREFIX: prefix,
       PUBLIC_URL: proxy,
       TRUST_PROXY: '1',
@@ -107,10 +106,7 @@ http {
     await smtp?.close();
     await database?.drop();
     if (dir) await rm(dir, { recursive: true, force: true });
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    await redis.quit();
+    await deleteKeys(prefix);
   });
 
   it('spreads requests over both nodes', async () => {

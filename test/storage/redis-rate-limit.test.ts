@@ -11,8 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redisRateLimitStore, type RateLimitCounter, type RateLimitStore } from '../../src/adapters/redis/rate-limit-store.js';
 import { freePort } from '../support/app.js';
+import { answersPing, MACHINE_REDIS } from '../support/redis.js';
 
-const MACHINE_REDIS = 'redis://127.0.0.1:6379';
 const REDIS_SERVER = '/usr/bin/redis-server';
 const COMMAND_TIMEOUT_MS = 250;
 
@@ -248,19 +248,6 @@ async function silentServer(): Promise<number> {
 }
 
 // --- looking at Redis directly ---
-
-async function answersPing(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
 
 async function directGet(url: string, key: string): Promise<string | null> {
   const redis = new Redis(url, { maxRetriesPerRequest: 0 });
