@@ -1,9 +1,13 @@
-// Mailers built on nodemailer: pooled SMTP for real delivery, an .eml outbox folder for development.
+// Mailers: nodemailer's SMTP pool for real delivery, an .eml outbox folder for development; both
+// carry the bytes composeMime builds.
 import { constants } from 'node:fs';
 import { access, mkdir, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { domainToASCII } from 'node:url';
 import nodemailer from 'nodemailer';
 import { MailDeliveryError, type Mailer, type MailMessage } from '../../ports/mailer.js';
+import { composeMime } from './mime.js';
 
 const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000 };
 
@@ -17,8 +21,10 @@ export function smtpMailer(smtpUrl: string): Mailer {
   return {
     async send(message) {
       try {
-        const info = await transport.sendMail(toNodemailer(message));
-        return { messageId: info.messageId };
+        const mail = compose(message);
+        // Raw: nodemailer sends the bytes composeMime built, with the envelope given.
+        await transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
+        return { messageId: mail.messageId };
       } catch (error) {
         throw new MailDeliveryError(describeSmtpError(error));
       }
@@ -34,17 +40,16 @@ export function smtpMailer(smtpUrl: string): Mailer {
 
 /** Writes each message to `<dir>/<inquiry id>.eml` instead of sending it (no SMTP_URL). */
 export function outboxMailer(dir: string): Mailer {
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   // Made once, and again only after a write failed (the folder may have been removed under us).
   let folder: Promise<unknown> | undefined;
   return {
     async send(message) {
       try {
-        const info = await transport.sendMail(toNodemailer(message));
+        const mail = compose(message);
         await (folder ??= mkdir(dir, { recursive: true }));
-        const name = message.headers['X-Portico-Inquiry-Id'] ?? info.messageId.replace(/[^\w.-]/g, '');
-        await writeFile(join(dir, `${name}.eml`), info.message as Buffer);
-        return { messageId: info.messageId };
+        const name = message.headers['X-Portico-Inquiry-Id'] ?? mail.messageId.replace(/[^\w.-]/g, '');
+        await writeFile(join(dir, `${name}.eml`), mail.raw);
+        return { messageId: mail.messageId };
       } catch (error) {
         folder = undefined;
         throw new MailDeliveryError(`outbox: ${(error as Error).message}`);
@@ -58,19 +63,10 @@ export function outboxMailer(dir: string): Mailer {
   };
 }
 
-// Addresses go in as objects, so nodemailer encodes display names and never parses submitter text
-// as an address list; subject and headers are folded and encoded by nodemailer (RFC 2047).
-function toNodemailer(message: MailMessage) {
-  return {
-    from: message.from,
-    to: message.to,
-    replyTo: message.replyTo,
-    subject: message.subject,
-    text: message.text,
-    headers: message.headers,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  };
+/** The message's bytes, with a Message-ID of its own under the sender's domain (RFC 5322 section 3.6.4). */
+function compose(message: MailMessage) {
+  const domain = message.from.address.slice(message.from.address.lastIndexOf('@') + 1);
+  return composeMime(message, { messageId: `<${randomUUID()}@${domainToASCII(domain) || 'portico.invalid'}>`, date: new Date() });
 }
 
 /** What went wrong, without message content: code, SMTP reply code and the server's reply line. */

@@ -14,7 +14,7 @@ const CHANNEL_LABEL: Record<Inquiry['channel'], string> = { web: 'web form', api
 export function composeInquiryEmail(inquiry: NewInquiry, settings: InquiryMailSettings): MailMessage {
   const prefix = settings.appEnv === 'sandbox' ? '[SANDBOX] ' : '';
   return {
-    // Copies: the configuration is frozen and nodemailer normalizes addresses in place.
+    // Copies: the configuration is frozen.
     from: { ...settings.mailFrom },
     to: { ...settings.mailTo },
     replyTo: { name: inquiry.name, address: inquiry.email },

@@ -1,0 +1,63 @@
+import { simpleParser } from 'mailparser';
+import { describe, expect, it } from 'vitest';
+import { composeMime } from './mime.js';
+
+const message = (fields: Partial<Parameters<typeof composeMime>[0]> = {}) => ({
+  from: { name: 'Portico', address: 'web@portico.example' },
+  to: { name: 'Team', address: 'team@portico.example' },
+  replyTo: { name: 'Ana García', address: 'ana@example.com' },
+  subject: 'New inquiry from Ana García [es]',
+  text: 'Línea uno\nline two\n',
+  headers: { 'X-Portico-Inquiry-Id': '0190f3a0-0000-7000-8000-000000000001' },
+  ...fields,
+});
+const compose = (fields: Partial<Parameters<typeof composeMime>[0]> = {}) =>
+  composeMime(message(fields), { messageId: '<m1@portico.example>', date: new Date(Date.UTC(2026, 10, 23, 12, 5, 9)) });
+
+describe('a composed message, read back by a mail parser', () => {
+  it('carries every header and the UTF-8 text exactly', async () => {
+    const mail = await simpleParser(compose().raw);
+    expect(mail.from?.value).toEqual([{ name: 'Portico', address: 'web@portico.example' }]);
+    expect(mail.replyTo?.value).toEqual([{ name: 'Ana García', address: 'ana@example.com' }]);
+    expect(mail.subject).toBe('New inquiry from Ana García [es]');
+    expect(mail.text).toBe('Línea uno\nline two\n');
+    expect(mail.messageId).toBe('<m1@portico.example>');
+    expect(mail.date?.toISOString()).toBe('2026-11-23T12:05:09.000Z');
+    expect(mail.headers.get('x-portico-inquiry-id')).toBe('0190f3a0-0000-7000-8000-000000000001');
+  });
+
+  it('keeps every line within 78 characters for a long non-ASCII subject and name (RFC 5322 section 2.1.1)', async () => {
+    const name = 'Ñandú '.repeat(20).trim();
+    const { raw } = compose({ subject: `New inquiry from ${name} [es]`, replyTo: { name, address: 'a@example.com' } });
+    for (const line of raw.split('\r\n\r\n')[0]!.split('\r\n')) expect(line.length).toBeLessThanOrEqual(78);
+    const mail = await simpleParser(raw);
+    expect(mail.subject).toBe(`New inquiry from ${name} [es]`);
+    expect(mail.replyTo?.value[0]?.name).toBe(name);
+  });
+
+  it('quotes a name with specials, so it is never read as more addresses', async () => {
+    const name = 'Bob, "the" builder <x@evil.example>; Eve';
+    const mail = await simpleParser(compose({ replyTo: { name, address: 'bob@example.com' } }).raw);
+    expect(mail.replyTo?.value).toEqual([{ name, address: 'bob@example.com' }]);
+  });
+
+  it('writes an IDN domain in its ASCII form, in the header and the envelope', async () => {
+    const composed = compose({ replyTo: { name: 'Jo', address: 'user@bücher.example' }, to: { name: '', address: 'team@bücher.example' } });
+    expect(composed.envelope).toEqual({ from: 'web@portico.example', to: ['team@xn--bcher-kva.example'] });
+    expect(composed.raw).toMatch(/^Reply-To: Jo <user@xn--bcher-kva\.example>\r$/m);
+  });
+
+  it('sends ASCII text as 7bit with CRLF line ends, and a bare CR or an over-long line as base64', async () => {
+    expect(compose({ text: 'plain\nlines\n' }).raw).toContain('Content-Transfer-Encoding: 7bit\r\n\r\nplain\r\nlines\r\n');
+    for (const text of ['bare\rcarriage', 'x'.repeat(1200)]) {
+      const { raw } = compose({ text });
+      expect(raw).toContain('Content-Transfer-Encoding: base64');
+      expect((await simpleParser(raw)).text?.replace(/\r/g, '')).toBe(text.replace(/\r/g, ''));
+    }
+  });
+
+  it('refuses a header or an address that would break out of its line', () => {
+    expect(() => compose({ headers: { 'X-A': 'one\r\nBcc: x@evil.example' } })).toThrow(/unsafe header/);
+    expect(() => compose({ replyTo: { name: 'A', address: 'a\r\nBcc: x@evil.example@example.com' } })).toThrow(/unsafe address/);
+  });
+});
