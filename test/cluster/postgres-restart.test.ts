@@ -4,6 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { POOL_SIZE } from '../../src/adapters/sql/postgres.js';
+import { connectionsTo, residentMb } from '../support/process-stats.js';
 import { canRunPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
@@ -56,6 +58,11 @@ describe.skipIf(!canRunPrivatePostgres)('PostgreSQL restarted during a burst', (
   };
 
   it('answers 503 with Retry-After while it is down, reports it on /readyz, recovers alone and loses nothing acknowledged', async () => {
+    // Warm, with the burst's concurrency, so the baseline holds its keep-alive connections and pool.
+    await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+      for (let n = 0; n < 10; n++) await send(i % 2 ? 'token' : 'contact');
+    }));
+    const before = { rss: await residentMb(node.child.pid!) };
     const outcomes: Outcome[] = [];
     let bursting = true;
     // Eight clients in a loop, half inquiries and half token requests.
@@ -100,5 +107,9 @@ describe.skipIf(!canRunPrivatePostgres)('PostgreSQL restarted during a burst', (
       expect(used.status).toBe(200);
     }
     expect(node.child.exitCode).toBeNull();
+    // Bounded: the pools replaced their dead connections instead of adding to them.
+    expect(await connectionsTo(node.child.pid!, Number(new URL(database.url).port)), 'connections to PostgreSQL').toBeLessThanOrEqual(POOL_SIZE);
+    expect(await connectionsTo(node.child.pid!, Number(new URL(smtp.url).port)), 'connections to the mail server').toBeLessThanOrEqual(5);
+    expect(await residentMb(node.child.pid!), 'resident MB after recovery').toBeLessThan(before.rss + 60);
   }, 30_000);
 });

@@ -2,24 +2,20 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redisRateLimitStore, type RateLimitCounter, type RateLimitStore } from '../../src/adapters/redis/rate-limit-store.js';
 import { freePort } from '../support/app.js';
-import { answersPing, MACHINE_REDIS } from '../support/redis.js';
+import { answersPing, canRunPrivateRedis, MACHINE_REDIS, startPrivateRedis } from '../support/redis.js';
 
-const REDIS_SERVER = '/usr/bin/redis-server';
 const COMMAND_TIMEOUT_MS = 250;
 
 const machineRedisAnswers = await answersPing(MACHINE_REDIS);
 if (!machineRedisAnswers) console.warn(`SKIPPED part of test/storage/redis-rate-limit.test.ts: no Redis answers at ${MACHINE_REDIS}.`);
-const canRunRedis = existsSync(REDIS_SERVER);
-if (!canRunRedis) console.warn(`SKIPPED part of test/storage/redis-rate-limit.test.ts: ${REDIS_SERVER} is missing (apt-get install redis-server).`);
+const canRunRedis = canRunPrivateRedis;
+if (!canRunRedis) console.warn(`SKIPPED part of test/storage/redis-rate-limit.test.ts: /usr/bin/redis-server is missing (apt-get install redis-server).`);
 
 // Every node, server and key a test makes is undone after it, even when it fails.
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -200,38 +196,11 @@ async function timedIncrements(store: RateLimitStore, key: string, times: number
 // --- Redis servers of our own ---
 
 async function startRedisServer(port: number) {
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', tmpdir()];
-  const child = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  // A crashed test run must not leave a Redis behind.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  const stop = async () => {
-    process.off('exit', killOnExit);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
-  cleanups.push(stop);
-  await untilOutput(child, 'Ready to accept connections');
-  return {
-    stop,
-    // A stopped process keeps its sockets open and answers nothing: a Redis that hangs.
-    pause: () => child.kill('SIGSTOP'),
-    resume: () => child.kill('SIGCONT'),
-  };
+  const server = await startPrivateRedis(port);
+  cleanups.push(server.stop);
+  return server;
 }
 
-function untilOutput(child: ChildProcess, text: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes(text)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${output}`)));
-  });
-}
 
 async function silentServer(): Promise<number> {
   const sockets = new Set<Socket>();

@@ -1,0 +1,32 @@
+// What a child process holds, read from Linux /proc: for fault tests that must show bounded resources.
+import { readdir, readFile, readlink } from 'node:fs/promises';
+
+/** The sockets a process holds open (each descriptor of a socket links to `socket:[inode]`). */
+export async function openSockets(pid: number): Promise<number> {
+  const targets = await Promise.all((await readdir(`/proc/${pid}/fd`)).map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return targets.filter((target) => target.startsWith('socket:')).length;
+}
+
+/** Resident memory now, in MB. */
+export async function residentMb(pid: number): Promise<number> {
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** Established TCP connections the process holds to `port` on any host (Linux /proc/PID/net/tcp*). */
+export async function connectionsTo(pid: number, port: number): Promise<number> {
+  const inodes = new Set<string>();
+  for (const fd of await readdir(`/proc/${pid}/fd`)) {
+    const match = /^socket:\[(\d+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ''));
+    if (match) inodes.add(match[1]!);
+  }
+  let count = 0;
+  for (const table of ['tcp', 'tcp6']) {
+    const rows = (await readFile(`/proc/${pid}/net/${table}`, 'utf8').catch(() => '')).split('\n').slice(1);
+    for (const row of rows) {
+      const columns = row.trim().split(/\s+/);
+      // sl local_address rem_address st ... inode: st 01 is ESTABLISHED; ports are hexadecimal.
+      if (columns.length > 9 && columns[3] === '01' && parseInt(columns[2]!.split(':')[1]!, 16) === port && inodes.has(columns[9]!)) count++;
+    }
+  }
+  return count;
+}
