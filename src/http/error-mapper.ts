@@ -1,6 +1,5 @@
 // The one place errors become responses: {error, error_description, ok:false}, JSON, never cached (D9).
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
