@@ -222,6 +222,21 @@ export function nested(depth: number, kind: 'array' | 'object', core = '1'): str
   return kind === 'array' ? `${'['.repeat(depth)}${core}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}${core}${'}'.repeat(depth)}`;
 }
 
+/**
+ * True when a value holds what the JSON parser refuses as prototype poisoning (Fastify's defaults:
+ * a `__proto__` key anywhere, or a `constructor` object with a `prototype` key).
+ */
+export function poisonsPrototypes(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  for (const key of Object.keys(value)) {
+    const child = (value as Record<string, unknown>)[key];
+    if (key === '__proto__') return true;
+    if (key === 'constructor' && typeof child === 'object' && child !== null && Object.hasOwn(child, 'prototype')) return true;
+    if (poisonsPrototypes(child)) return true;
+  }
+  return false;
+}
+
 /** A JSON object text whose keys include the prototype-pollution names, at the top level and nested. */
 export const pollutingJson = (base: Record<string, unknown> = {}): fc.Arbitrary<string> =>
   fc

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
-import { answerOf, anyJson, exchange, expectHealthy, expectPrototypeClean, expectWellFormed, hostileString, runs, startFuzzApp } from './fuzz-support.js';
+import { answerOf, anyJson, exchange, expectHealthy, expectPrototypeClean, expectWellFormed, hostileString, poisonsPrototypes, runs, startFuzzApp } from './fuzz-support.js';
 
 const VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
 const METHODS = [
@@ -77,13 +77,18 @@ describe('POST /mcp under fuzzing', () => {
     );
   });
 
-  it('answers tools/call of contact_service with any arguments 200: a tool result (isError when refused) or a JSON-RPC error', async () => {
+  it('answers tools/call of contact_service with any arguments 200: a tool result (isError when refused) or a JSON-RPC error; prototype-poisoning arguments 400 -32700', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(inquiryArgs, anyJson), fc.constantFrom('2025-11-25', '2025-06-18', '2025-03-26'), async (args, version) => {
         const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'contact_service', arguments: args } };
         const answer = await mcp(JSON.stringify(call), { 'mcp-protocol-version': version });
         const context = `${JSON.stringify(args)} -> ${answer.status} ${answer.text.slice(0, 300)}`;
         const json = expectWellFormed('/mcp', answer, 'POST');
+        if (poisonsPrototypes(args)) {
+          // The JSON parser refuses prototype-poisoning keys before the SDK sees them: a Parse error.
+          expect([answer.status, json.error?.code], context).toEqual([400, -32700]);
+          return;
+        }
         expect(answer.status, context).toBe(200);
         expect(json.id, context).toBe(7);
         if (json.result) {
