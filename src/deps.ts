@@ -61,6 +61,13 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const sharedLimits = config.redisUrl ? redisRateLimitStore({ url: config.redisUrl, logger, keyPrefix: config.redisKeyPrefix }) : undefined;
   // Settles (never rejects) once the first connection attempt ends: no false "Redis is away" at start.
   await sharedLimits?.ready();
+  const humanCheck = config.turnstile && siteverifyHumanCheck({
+    ...config.turnstile,
+    // Cloudflare's test secrets report example.com, so D11 skips the hostname check for them.
+    allowedHostnames: isTurnstileTestSecret(config.turnstile.secretKey) ? [] : turnstileHostnames(config),
+    timeoutMs: options.humanCheckTimeoutMs ?? 3_000,
+    random,
+  });
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? join('data', 'outbox'));
   return {
     config,
@@ -71,16 +78,11 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     inquiries: sqlInquiryStore(db),
     oauth,
     mailer,
-    humanCheck: config.turnstile && siteverifyHumanCheck({
-      ...config.turnstile,
-      // Cloudflare's test secrets report example.com, so D11 skips the hostname check for them.
-      allowedHostnames: isTurnstileTestSecret(config.turnstile.secretKey) ? [] : turnstileHostnames(config),
-      timeoutMs: options.humanCheckTimeoutMs ?? 3_000,
-      random,
-    }),
+    humanCheck,
     tokens: storedTokenVerifier(oauth, clock),
     rateLimitStore: (sharedLimits?.Store ?? SharedLocalStore) as unknown as FastifyRateLimitStoreCtor,
     async close() {
+      humanCheck?.close();
       await mailer.close();
       await sharedLimits?.close();
       await db.destroy();

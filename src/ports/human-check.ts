@@ -4,6 +4,8 @@ export type HumanCheckResult = { passed: true } | { passed: false; reasons: stri
 
 export interface HumanCheck {
   verify(input: { token: string; remoteIp: string }): Promise<HumanCheckResult>;
+  /** Lets go of kept-alive connections, at shutdown. */
+  close(): void;
 }
 
 /** The verifier could not give an answer (unreachable, slow, 5xx, internal-error). */

@@ -1,9 +1,10 @@
-// A real SMTP server on loopback (npm smtp-server) that accepts, refuses at RCPT, or drops the connection.
+// A real SMTP server on loopback (npm smtp-server) that accepts, refuses at RCPT, drops the connection,
+// answers slowly, or takes the message and never answers (`hang`, as a wedged server does).
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export type SmtpMode = 'accept' | 'reject-rcpt' | 'drop' | 'slow';
+export type SmtpMode = 'accept' | 'reject-rcpt' | 'drop' | 'slow' | 'hang';
 
 export interface TestSmtpServer {
   url: string;
@@ -15,7 +16,8 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-export async function startSmtpServer(mode: SmtpMode = 'accept'): Promise<TestSmtpServer> {
+/** Listens on `port` (0: any free one); a server restarted on the same port is the same server to its clients. */
+export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0): Promise<TestSmtpServer> {
   const state: TestSmtpServer = { url: '', messages: [], raw: [], mode, close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
@@ -40,6 +42,7 @@ export async function startSmtpServer(mode: SmtpMode = 'accept'): Promise<TestSm
         state.raw.push(raw.toString('utf8'));
         state.messages.push(await simpleParser(raw));
         // A mail server that takes its time to accept, as a loaded one does.
+        if (state.mode === 'hang') return;
         if (state.mode === 'slow') setTimeout(callback, 1500);
         else callback();
       });
@@ -47,9 +50,8 @@ export async function startSmtpServer(mode: SmtpMode = 'accept'): Promise<TestSm
   });
   // Clients that vanish (a killed server under test) reset their connections; that is expected here.
   server.on('error', () => {});
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  state.url = `smtp://127.0.0.1:${port}`;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  state.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
   state.close = () =>
     new Promise<void>((resolve) => {
       for (const connection of (server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections) connection._socket.destroy();

@@ -16,10 +16,20 @@ const SMTP_TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socket
 // new SMTP session, the 100 ms p99 of the bench (docs/performance.md).
 const SMTP_POOL = { pool: true, maxConnections: 5, maxMessages: Infinity };
 
+// How long a message may wait for a free pooled connection before its inquiry is answered 502.
+const SMTP_QUEUE_WAIT_MS = 5_000;
+
 export function smtpMailer(smtpUrl: string): Mailer {
   const transport = nodemailer.createTransport({ url: smtpUrl, ...SMTP_POOL, ...SMTP_TIMEOUTS });
+  // nodemailer's pool queues without limit and gives a queued message to the next connection, so
+  // behind a wedged server the sixth inquiry waited for two socket timeouts and the eleventh for
+  // three (30 s, test/reliability/upstream-faults.test.ts). It gets at most one message per
+  // connection; the rest wait here, and one that finds no connection free in time fails without
+  // ever being handed over, so an inquiry stored as failed is never delivered behind our back.
+  const connections = slots(SMTP_POOL.maxConnections, SMTP_QUEUE_WAIT_MS);
   return {
     async send(message) {
+      await connections.acquire();
       try {
         const mail = compose(message);
         // Raw: nodemailer sends the bytes composeMime built, with the envelope given.
@@ -27,6 +37,8 @@ export function smtpMailer(smtpUrl: string): Mailer {
         return { messageId: mail.messageId };
       } catch (error) {
         throw new MailDeliveryError(describeSmtpError(error));
+      } finally {
+        connections.release();
       }
     },
     async verify() {
@@ -34,6 +46,39 @@ export function smtpMailer(smtpUrl: string): Mailer {
     },
     async close() {
       transport.close();
+    },
+  };
+}
+
+/** A counting semaphore whose waiters give up after `waitMs`, first come first served. */
+function slots(size: number, waitMs: number) {
+  let free = size;
+  const waiting = new Set<() => void>(); // a Set keeps insertion order: the first waiter is served first
+  return {
+    acquire(): Promise<void> {
+      if (free > 0) {
+        free--;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve, reject) => {
+        const grant = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(grant);
+          reject(new MailDeliveryError(`no SMTP connection free within ${waitMs / 1000} s`));
+        }, waitMs);
+        waiting.add(grant);
+      });
+    },
+    release(): void {
+      const next = waiting.values().next();
+      if (next.done) free++;
+      else {
+        waiting.delete(next.value);
+        next.value(); // the slot passes straight to the next waiter
+      }
     },
   };
 }

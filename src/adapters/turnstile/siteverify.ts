@@ -1,4 +1,6 @@
 // Cloudflare Turnstile server-side validation over the siteverify protocol.
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Random } from '../../ports/random.js';
 import { HumanCheckUnavailable, type HumanCheck, type HumanCheckResult } from '../../ports/human-check.js';
 
@@ -20,26 +22,41 @@ interface SiteverifyResponse {
 // Codes that say Cloudflare, or our secret, failed, not the visitor: no verdict on the token.
 const OUTAGE_CODES = new Set(['internal-error', 'missing-input-secret', 'invalid-input-secret']);
 
+// Connections to siteverify are kept alive and bounded: a burst of browser inquiries (or a stalled
+// Cloudflare) queues here instead of opening one socket per inquiry; fetch's pool has no bound, and a
+// 16-wide burst against a stalled siteverify left 24 sockets open (test/reliability/upstream-faults).
+const MAX_CONNECTIONS = 16;
+// Its answers are a few hundred bytes; anything far larger is not one of them, and is not buffered.
+const MAX_ANSWER_BYTES = 16 * 1024;
+
 export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
+  const url = new URL(options.verifyUrl);
+  const https = url.protocol === 'https:';
+  const agent = new (https ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: 4 });
+  const send = https ? httpsRequest : httpRequest;
+
   const ask = async (token: string, remoteIp: string, idempotencyKey: string): Promise<HumanCheckResult> => {
     // The secret travels in the form body, never in the URL, so proxies do not log it.
-    const body = new URLSearchParams({ secret: options.secretKey, response: token, remoteip: remoteIp, idempotency_key: idempotencyKey });
-    let response: Response;
+    const body = new URLSearchParams({ secret: options.secretKey, response: token, remoteip: remoteIp, idempotency_key: idempotencyKey }).toString();
+    let answer: { status: number; text: string };
     try {
-      response = await fetch(options.verifyUrl, { method: 'POST', body, signal: AbortSignal.timeout(options.timeoutMs) });
+      answer = await post(body, AbortSignal.timeout(options.timeoutMs));
     } catch (error) {
-      throw new HumanCheckUnavailable(`siteverify unreachable: ${(error as Error).name}`);
+      throw new HumanCheckUnavailable(`siteverify unreachable: ${(error as Error).name} ${(error as Error).message}`);
     }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new HumanCheckUnavailable(`siteverify answered HTTP ${response.status}`);
-    }
-    let result: SiteverifyResponse;
+    if (answer.status < 200 || answer.status > 299) throw new HumanCheckUnavailable(`siteverify answered HTTP ${answer.status}`);
+    let result: unknown;
     try {
-      result = (await response.json()) as SiteverifyResponse;
+      result = JSON.parse(answer.text);
     } catch {
       throw new HumanCheckUnavailable('siteverify answered with something other than JSON');
     }
+    // Valid JSON is not yet an answer: `null`, a list or a string from a broken proxy says nothing of the token.
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new HumanCheckUnavailable('siteverify answered JSON that is not an object');
+    return verdict(result as SiteverifyResponse);
+  };
+
+  const verdict = (result: SiteverifyResponse): HumanCheckResult => {
     const codes = Array.isArray(result['error-codes']) ? result['error-codes'].map(String) : [];
     if (codes.some((code) => OUTAGE_CODES.has(code))) throw new HumanCheckUnavailable(`siteverify: ${codes.join(', ')}`);
     if (result.success !== true) return { passed: false, reasons: codes.length ? codes : ['unsuccessful'] };
@@ -48,7 +65,32 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
     return { passed: true };
   };
 
+  /** One POST of a form; resolves with the whole answer, rejects when cut off, too large or too late. */
+  const post = (body: string, signal: AbortSignal) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
+      const request = send(url, { method: 'POST', agent, headers, signal }, (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) request.destroy(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        response.on('error', reject);
+        response.on('close', () => {
+          if (!response.complete) reject(new Error('answer cut off'));
+        });
+      });
+      request.on('error', reject);
+      request.end(body);
+    });
+
   return {
+    close() {
+      agent.destroy();
+    },
     async verify({ token, remoteIp }) {
       // One retry, with the same idempotency_key, so Cloudflare answers it without spending the token twice.
       const idempotencyKey = options.random.uuid();

@@ -1,0 +1,219 @@
+// The mail server and siteverify failing under a burst, against a running `portico serve` (issue 8,
+// DESIGN section 6): every request gets the documented status (502, 503 with Retry-After) within the
+// configured timeouts, no inquiry is lost, the node holds no more sockets or memory afterwards than
+// before, and it recovers by itself when the upstream does.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/app.js';
+import { connectionsTo, openSockets, residentMb } from '../support/process-stats.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+
+interface Outcome {
+  status: number;
+  ms: number;
+  error: string | undefined;
+  retryAfter: string | null;
+}
+
+let sequence = 0;
+
+/** `clients` concurrent clients each sending `each` inquiries one after the other. */
+async function burst(url: string, clients: number, each: number, fields: Record<string, unknown> = {}): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  await Promise.all(Array.from({ length: clients }, async () => {
+    for (let i = 0; i < each; i++) {
+      const n = ++sequence;
+      const started = Date.now();
+      const response = await fetch(`${url}/api/contact`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `Visitor ${n}`, email: `visitor${n}@example.com`, message: `Inquiry number ${n}.`, privacy: true, ...fields }),
+      });
+      const body = (await response.json()) as { error?: string };
+      outcomes.push({ status: response.status, ms: Date.now() - started, error: body.error, retryAfter: response.headers.get('retry-after') });
+    }
+  }));
+  return outcomes;
+}
+
+const statuses = (outcomes: Outcome[]) => [...new Set(outcomes.map((o) => `${o.status} ${o.error ?? 'ok'}`))];
+const slowest = (outcomes: Outcome[]) => Math.max(...outcomes.map((o) => o.ms));
+
+/** Sockets and memory of a warmed node, to compare with after the faults. */
+async function footprint(node: ServeProcess) {
+  return { sockets: await openSockets(node.child.pid!), rss: await residentMb(node.child.pid!) };
+}
+
+describe('a node whose mail server refuses, drops, hangs and goes away', () => {
+  let dir: string;
+  let smtpPort: number;
+  let smtp: TestSmtpServer;
+  let node: ServeProcess;
+  let before: { sockets: number; rss: number };
+  let accepted = 0;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-smtp-faults-'));
+    smtpPort = await freePort();
+    smtp = await startSmtpServer('accept', smtpPort);
+    node = await startServe({
+      DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'web@portico.example',
+      MAIL_TO: 'team@portico.example',
+      RATE_LIMITS: 'off',
+    });
+    // Warm, with the bursts' highest concurrency: the SMTP pool, statements, this client's keep-alive sockets.
+    const warm = await burst(node.url, 12, 4);
+    expect(statuses(warm)).toEqual(['200 ok']);
+    accepted += warm.length;
+    before = await footprint(node);
+  }, 30_000);
+
+  afterAll(async () => {
+    node?.child.kill('SIGTERM');
+    await node?.exited;
+    await smtp?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers 502 at once while the server refuses every recipient, then delivers again', async () => {
+    smtp.mode = 'reject-rcpt';
+    const refused = await burst(node.url, 8, 5);
+    expect(statuses(refused)).toEqual(['502 delivery_failed']);
+    expect(slowest(refused)).toBeLessThan(2_000);
+    smtp.mode = 'accept';
+    expect(statuses(await burst(node.url, 4, 2))).toEqual(['200 ok']);
+    accepted += 48;
+  });
+
+  it('answers 502 when the server drops every connection mid-transaction, and reconnects by itself', async () => {
+    smtp.mode = 'drop';
+    const dropped = await burst(node.url, 8, 3);
+    expect(statuses(dropped)).toEqual(['502 delivery_failed']);
+    expect(slowest(dropped)).toBeLessThan(2_000);
+    smtp.mode = 'accept';
+    expect(statuses(await burst(node.url, 4, 2))).toEqual(['200 ok']);
+    accepted += 32;
+  });
+
+  it('answers 502 within 5 s of waiting for a connection plus the 10 s socket timeout when the server takes each message and never answers, even with more inquiries than pooled connections', async () => {
+    smtp.mode = 'hang';
+    // 12 at once against a pool of 5 connections: none may wait in a queue for others' timeouts (it was 30 s).
+    const hung = await burst(node.url, 12, 1);
+    expect(statuses(hung)).toEqual(['502 delivery_failed']);
+    expect(slowest(hung)).toBeLessThan(16_000);
+    expect(await connectionsTo(node.child.pid!, smtpPort), 'connections to the mail server').toBeLessThanOrEqual(5);
+    smtp.mode = 'accept';
+    expect(statuses(await burst(node.url, 4, 2))).toEqual(['200 ok']);
+    accepted += 20;
+  }, 40_000);
+
+  it('answers 502 at once while nothing listens on the mail port, and delivers when the server is back', async () => {
+    await smtp.close();
+    const down = await burst(node.url, 8, 2);
+    expect(statuses(down)).toEqual(['502 delivery_failed']);
+    expect(slowest(down)).toBeLessThan(2_000);
+    smtp = await startSmtpServer('accept', smtpPort);
+    expect(statuses(await burst(node.url, 4, 2))).toEqual(['200 ok']);
+    accepted += 24;
+  });
+
+  it('has kept every inquiry, and holds no more sockets or memory than before the faults', async () => {
+    const db = new Database(join(dir, 'p.sqlite'), { readonly: true });
+    try {
+      const rows = db.prepare('select status, count(*) as n from inquiries group by status order by status').all();
+      expect(rows).toEqual([
+        { status: 'failed', n: 40 + 24 + 12 + 16 },
+        { status: 'sent', n: accepted - (40 + 24 + 12 + 16) },
+      ]);
+    } finally {
+      db.close();
+    }
+    const after = await footprint(node);
+    expect(after.sockets, 'open sockets after the faults').toBeLessThanOrEqual(before.sockets + 2);
+    expect(after.rss, 'resident MB after the faults').toBeLessThan(before.rss + 60);
+  });
+});
+
+describe('a node whose siteverify fails, hangs and answers garbage', () => {
+  let dir: string;
+  let siteverify: TestSiteverify;
+  let siteverifyPort: number;
+  let smtp: TestSmtpServer;
+  let node: ServeProcess;
+  let before: { sockets: number; rss: number };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-siteverify-faults-'));
+    siteverify = await startSiteverify();
+    siteverifyPort = Number(new URL(siteverify.url).port);
+    smtp = await startSmtpServer();
+    node = await startServe({
+      DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'web@portico.example',
+      MAIL_TO: 'team@portico.example',
+      TURNSTILE_SECRET_KEY: siteverify.secret,
+      TURNSTILE_SITE_KEY: 'site-key',
+      TURNSTILE_VERIFY_URL: siteverify.url,
+      RATE_LIMITS: 'off',
+    });
+    // Warm, with the bursts' highest concurrency (this client's keep-alive sockets count too).
+    const warm = await Promise.all(Array.from({ length: 24 }, (_, i) => burst(node.url, 1, 1, { turnstileToken: `pass-warm-${i}` })));
+    expect(statuses(warm.flat())).toEqual(['200 ok']);
+    before = await footprint(node);
+  }, 30_000);
+
+  afterAll(async () => {
+    node?.child.kill('SIGTERM');
+    await node?.exited;
+    await smtp?.close();
+    await siteverify?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const unavailable = ['503 human_check_unavailable'];
+
+  it.each([
+    ['reports internal-error', 'internal-error'],
+    ['answers HTTP 500', 'http-500'],
+    ['answers an HTML page', 'html'],
+    ['answers the JSON value null', 'json-null'],
+    ['cuts its answer off halfway', 'truncated'],
+    ['answers 4 MB', 'huge'],
+  ])('answers 503 with Retry-After at once when siteverify %s, storing and sending nothing', async (_, token) => {
+    const outcomes = await burst(node.url, 8, 3, { turnstileToken: token });
+    expect(statuses(outcomes)).toEqual(unavailable);
+    expect(outcomes.every((o) => /^\d+$/.test(o.retryAfter ?? ''))).toBe(true);
+    expect(slowest(outcomes)).toBeLessThan(2_000);
+  });
+
+  it('answers 503 within two 3 s attempts when siteverify never answers, even for a burst', async () => {
+    const outcomes = await burst(node.url, 24, 1, { turnstileToken: 'stall' });
+    expect(statuses(outcomes)).toEqual(unavailable);
+    expect(slowest(outcomes)).toBeLessThan(7_500);
+    expect(await connectionsTo(node.child.pid!, siteverifyPort), 'connections to siteverify').toBeLessThanOrEqual(16);
+  }, 20_000);
+
+  it('delivers again at once when siteverify answers, and holds no more sockets or memory than before', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 16 }, (_, i) => burst(node.url, 1, 1, { turnstileToken: `pass-after-${i}` })));
+    expect(statuses(outcomes.flat())).toEqual(['200 ok']);
+    const db = new Database(join(dir, 'p.sqlite'), { readonly: true });
+    try {
+      // Refused before anything is stored: only the 40 that passed are kept, all sent.
+      expect(db.prepare('select status, count(*) as n from inquiries group by status').all()).toEqual([{ status: 'sent', n: 40 }]);
+    } finally {
+      db.close();
+    }
+    expect(smtp.messages).toHaveLength(40);
+    const after = await footprint(node);
+    expect(after.sockets, 'open sockets after the faults').toBeLessThanOrEqual(before.sockets + 2);
+    expect(after.rss, 'resident MB after the faults').toBeLessThan(before.rss + 60);
+  });
+});
