@@ -53,7 +53,15 @@ export interface Portico extends Running {
   startMs: number;
 }
 
-/** `node dist/cli.js serve` with its own SQLite file in `dir`, silent logs, and the given extra environment. */
+/** Node's flags in `npm start` (`node <flags> dist/cli.js serve`): the bench runs Portico as operators do. */
+async function startFlags(): Promise<string[]> {
+  const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const match = /^node((?: --[\w-]+(?:=\S+)?)*) dist\/cli\.js serve$/.exec(scripts.start);
+  if (!match) throw new Error(`package.json's start script is not "node [flags] dist/cli.js serve": ${scripts.start}`);
+  return match[1]!.trim().split(' ').filter(Boolean);
+}
+
+/** `node <npm start's flags> dist/cli.js serve` with its own SQLite file in `dir`, silent logs, and the given extra environment. */
 export async function startPortico(options: { smtpUrl: string; dir: string; name: string; env?: Record<string, string>; cpus?: string }): Promise<Portico> {
   // PUBLIC_URL must be the real origin: /mcp answers only Hosts that name this server (D3).
   const port = await freePort();
@@ -70,7 +78,7 @@ export async function startPortico(options: { smtpUrl: string; dir: string; name
     ...options.env,
   };
   const started = performance.now();
-  const [command, args] = pinned(options.cpus, process.execPath, [join(ROOT, 'dist', 'cli.js'), 'serve']);
+  const [command, args] = pinned(options.cpus, process.execPath, [...(await startFlags()), join(ROOT, 'dist', 'cli.js'), 'serve']);
   const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let exited = false;
   child.once('exit', () => (exited = true));
