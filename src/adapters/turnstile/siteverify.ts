@@ -23,8 +23,8 @@ interface SiteverifyResponse {
 const OUTAGE_CODES = new Set(['internal-error', 'missing-input-secret', 'invalid-input-secret']);
 
 // Connections to siteverify are kept alive and bounded: a burst of browser inquiries (or a stalled
-// Cloudflare) queues here instead of opening one socket per inquiry; fetch's pool has no bound, and a
-// 16-wide burst against a stalled siteverify left 24 sockets open (test/reliability/upstream-faults).
+// Cloudflare) queues here instead of opening one socket per inquiry: with fetch, whose pool has no
+// bound, 24 inquiries at once against a stalled siteverify held 33 sockets (test/reliability/upstream-faults).
 const MAX_CONNECTIONS = 16;
 // Its answers are a few hundred bytes; anything far larger is not one of them, and is not buffered.
 const MAX_ANSWER_BYTES = 16 * 1024;
@@ -42,7 +42,7 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
     try {
       answer = await post(body, AbortSignal.timeout(options.timeoutMs));
     } catch (error) {
-      throw new HumanCheckUnavailable(`siteverify unreachable: ${(error as Error).name} ${(error as Error).message}`);
+      throw new HumanCheckUnavailable(`siteverify did not answer: ${(error as Error).name}: ${(error as Error).message}`);
     }
     if (answer.status < 200 || answer.status > 299) throw new HumanCheckUnavailable(`siteverify answered HTTP ${answer.status}`);
     let result: unknown;
@@ -56,18 +56,18 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
     return verdict(result as SiteverifyResponse);
   };
 
-  const verdict = (result: SiteverifyResponse): HumanCheckResult => {
+  function verdict(result: SiteverifyResponse): HumanCheckResult {
     const codes = Array.isArray(result['error-codes']) ? result['error-codes'].map(String) : [];
     if (codes.some((code) => OUTAGE_CODES.has(code))) throw new HumanCheckUnavailable(`siteverify: ${codes.join(', ')}`);
     if (result.success !== true) return { passed: false, reasons: codes.length ? codes : ['unsuccessful'] };
     const hostnames = options.allowedHostnames;
     if (hostnames.length && !hostnames.includes(String(result.hostname))) return { passed: false, reasons: ['hostname-mismatch'] };
     return { passed: true };
-  };
+  }
 
   /** One POST of a form; resolves with the whole answer, rejects when cut off, too large or too late. */
-  const post = (body: string, signal: AbortSignal) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
+  function post(body: string, signal: AbortSignal) {
+    return new Promise<{ status: number; text: string }>((resolve, reject) => {
       const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
       const request = send(url, { method: 'POST', agent, headers, signal }, (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
@@ -86,6 +86,7 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
       request.on('error', reject);
       request.end(body);
     });
+  }
 
   return {
     close() {
