@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * `internal-error`, `http-500`, `stall` (never answers), `flaky` (stalls once, then passes), and
  * garbage a broken proxy or a bad deploy in front of it could answer: `html` (200, an HTML page),
  * `json-null` (200, the JSON value null), `truncated` (200, half a JSON body, then the connection cut),
- * `huge` (200, a passing answer padded to 4 MB).
+ * `huge` (200, a passing answer padded to 4 MB), `not-an-answer` (200, a JSON object without `success`).
  * Every token is single-use, as on Cloudflare: a second use gives `timeout-or-duplicate`, unless it
  * repeats the first call's idempotency_key, which replays the first answer.
  */
@@ -44,6 +44,7 @@ export async function startSiteverify(secret = 'test-secret'): Promise<TestSitev
       }
       if (token === 'http-500') return send(500, { error: 'upstream' });
       if (token === 'html') return response.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
+      if (token === 'not-an-answer') return send(200, { error: 'bad gateway' });
       if (token === 'json-null') return response.writeHead(200, { 'content-type': 'application/json' }).end('null');
       if (token === 'huge') return send(200, { success: true, hostname: 'localhost', 'error-codes': [], padding: 'x'.repeat(4 * 1024 * 1024) });
       if (token === 'truncated') {

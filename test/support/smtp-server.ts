@@ -1,6 +1,6 @@
 // A real SMTP server on loopback (npm smtp-server) that accepts, refuses at RCPT, drops the connection,
 // answers slowly, or takes the message and never answers (`hang`, as a wedged server does).
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -58,4 +58,50 @@ export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0): Prom
       server.close(() => resolve());
     });
   return state;
+}
+
+/**
+ * A mail server that greets at once, then answers every command one byte every `byteMs`: never
+ * silent long enough for a socket timeout, yet a message takes about 40 bytes x `byteMs` to get through.
+ */
+export async function startTricklingSmtpServer(byteMs = 500): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    const trickle = (reply: string) => {
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed || sent >= reply.length) return clearInterval(timer);
+        socket.write(reply[sent++]!);
+      }, byteMs);
+    };
+    let inData = false;
+    socket.write('220 slow.example ESMTP\r\n');
+    socket.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('latin1');
+      if (inData) {
+        if (text.endsWith('\r\n.\r\n')) {
+          inData = false;
+          trickle('250 queued\r\n');
+        }
+        return;
+      }
+      if (/^DATA/i.test(text)) {
+        inData = true;
+        socket.write('354 go ahead\r\n');
+      } else if (/^QUIT/i.test(text)) socket.end('221 bye\r\n');
+      else trickle('250 ok\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `smtp://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

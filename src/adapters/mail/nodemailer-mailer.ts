@@ -18,6 +18,9 @@ const SMTP_POOL = { pool: true, maxConnections: 5, maxMessages: Infinity };
 
 // How long a message may wait for a free pooled connection before its inquiry is answered 502.
 const SMTP_QUEUE_WAIT_MS = 5_000;
+// How long its sending may take once it has one. The socket timeout notices only silence: a server
+// that trickles its replies a byte at a time held a message for 21 s against a 1 s socket timeout.
+const SMTP_SEND_MS = 10_000;
 
 export function smtpMailer(smtpUrl: string): Mailer {
   const transport = nodemailer.createTransport({ url: smtpUrl, ...SMTP_POOL, ...SMTP_TIMEOUTS });
@@ -26,14 +29,16 @@ export function smtpMailer(smtpUrl: string): Mailer {
   // three (30 s, test/reliability/upstream-faults.test.ts). It gets at most one message per
   // connection; the rest wait here, and one that finds no connection free in time fails without
   // ever being handed over, so an inquiry stored as failed is never delivered behind our back.
+  // With the send deadline below, every message is settled within 5 + 10 s.
   const connections = slots(SMTP_POOL.maxConnections, SMTP_QUEUE_WAIT_MS);
   return {
     async send(message) {
       await connections.acquire();
       try {
         const mail = compose(message);
-        // Raw: nodemailer sends the bytes composeMime built, with the envelope given.
-        await transport.sendMail({ envelope: mail.envelope, raw: mail.raw });
+        // Raw: nodemailer sends the bytes composeMime built, with the envelope given. On the
+        // deadline it closes that message's connection; the others carry on.
+        await transport.sendMail({ envelope: mail.envelope, raw: mail.raw, signal: AbortSignal.timeout(SMTP_SEND_MS) });
         return { messageId: mail.messageId };
       } catch (error) {
         throw new MailDeliveryError(describeSmtpError(error));

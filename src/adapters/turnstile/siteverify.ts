@@ -42,8 +42,9 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
     try {
       answer = await post(body, AbortSignal.timeout(options.timeoutMs));
     } catch (error) {
-      throw new HumanCheckUnavailable(`siteverify did not answer: ${(error as Error).name}: ${(error as Error).message}`);
+      throw new HumanCheckUnavailable(`siteverify: no whole answer: ${(error as Error).name}: ${(error as Error).message}`);
     }
+    // Redirects are not followed: the endpoint is configured, and a 3xx from it is a fault.
     if (answer.status < 200 || answer.status > 299) throw new HumanCheckUnavailable(`siteverify answered HTTP ${answer.status}`);
     let result: unknown;
     try {
@@ -51,8 +52,11 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
     } catch {
       throw new HumanCheckUnavailable('siteverify answered with something other than JSON');
     }
-    // Valid JSON is not yet an answer: `null`, a list or a string from a broken proxy says nothing of the token.
-    if (typeof result !== 'object' || result === null || Array.isArray(result)) throw new HumanCheckUnavailable('siteverify answered JSON that is not an object');
+    // Valid JSON is not yet an answer: `null`, a list, or an object without a boolean `success` (a
+    // broken proxy's `{"error": ...}`) says nothing of the token, so it is an outage, not a refusal.
+    if (typeof result !== 'object' || result === null || Array.isArray(result) || typeof (result as SiteverifyResponse).success !== 'boolean') {
+      throw new HumanCheckUnavailable('siteverify answered JSON that is not a siteverify answer');
+    }
     return verdict(result as SiteverifyResponse);
   };
 
@@ -67,7 +71,19 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
 
   /** One POST of a form; resolves with the whole answer, rejects when cut off, too large or too late. */
   function post(body: string, signal: AbortSignal) {
-    return new Promise<{ status: number; text: string }>((resolve, reject) => {
+    return new Promise<{ status: number; text: string }>((settle, fail) => {
+      // A request still queued for one of the agent's sockets learns of its abort only when a socket
+      // comes free (Node 20): the deadline is kept here, whatever the agent does.
+      const onAbort = () => fail(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      const resolve = (answer: { status: number; text: string }) => {
+        signal.removeEventListener('abort', onAbort);
+        settle(answer);
+      };
+      const reject = (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        fail(error);
+      };
       const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
       const request = send(url, { method: 'POST', agent, headers, signal }, (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
