@@ -1,5 +1,6 @@
 // A loopback server speaking Cloudflare's siteverify protocol, with the answers Cloudflare gives.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -25,11 +26,12 @@ export interface TestSiteverify {
   close(): Promise<void>;
 }
 
-export async function startSiteverify(secret = 'test-secret'): Promise<TestSiteverify> {
+/** Over HTTPS when `tls` (a PEM key and certificate) is given, as Cloudflare's endpoint is. */
+export async function startSiteverify(secret = 'test-secret', tls?: { key: string; cert: string }): Promise<TestSiteverify> {
   const calls: SiteverifyCall[] = [];
   const firstAnswer = new Map<string, { key: string; body: object }>();
   const stalledOnce = new Set<string>();
-  const server: Server = createServer((request, response) => {
+  const answer = (request: IncomingMessage, response: ServerResponse) => {
     let raw = '';
     request.on('data', (chunk) => (raw += chunk));
     request.on('end', () => {
@@ -65,11 +67,12 @@ export async function startSiteverify(secret = 'test-secret'): Promise<TestSitev
       firstAnswer.set(token, { key: call.idempotency_key, body });
       send(200, body);
     });
-  });
+  };
+  const server: Server = tls ? createTlsServer(tls, answer) : createServer(answer);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/turnstile/v0/siteverify`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/turnstile/v0/siteverify`,
     secret,
     calls,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
