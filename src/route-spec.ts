@@ -76,7 +76,8 @@ export interface RouteSpec<Body = unknown> {
   hidden?: boolean;
   /** Work done once at start, after every route is known (discovery documents serialize here). */
   prepare?(): void;
-  handler(input: RequestInput<Body>): Promise<Reply>;
+  /** May answer synchronously (precomputed documents): such answers are sent without a promise. */
+  handler(input: RequestInput<Body>): Promise<Reply> | Reply;
 }
 
 /** Lets a table hold routes of different body types. */

@@ -1,10 +1,10 @@
 // Turns route tables into Fastify routes: content type, rate limit, CORS, Bearer, validation, reply.
-import type { FastifyInstance, onRequestHookHandler, preParsingHookHandler, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preParsingHookHandler, RouteOptions } from 'fastify';
 import type * as z from 'zod';
 import { AppError, type ErrorCode } from '../errors.js';
-import type { TokenVerifier } from '../ports/token-verifier.js';
+import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
 import { policyHeader, type RateLimits } from '../rate-limits.js';
-import type { BodyType, RouteSpec } from '../route-spec.js';
+import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
 import { verifyBearer } from './bearer.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 
@@ -48,8 +48,10 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
   const limit = spec.limit ? settings.rateLimits[spec.limit] : undefined;
   if (spec.cors) {
     const policy = spec.cors;
+    // A public policy answers every Origin alike: its headers are made once.
+    const fixed = policy === 'public' ? corsHeaders(policy, undefined, settings.cors) : undefined;
     onRequest.push((request, reply, done) => {
-      reply.headers(corsHeaders(policy, request.headers.origin, settings.cors));
+      reply.headers(fixed ?? corsHeaders(policy, request.headers.origin, settings.cors));
       done();
     });
   }
@@ -73,17 +75,34 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     },
     onRequest,
     preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
-    async handler(request, reply) {
-      const principal = spec.auth ? await verifyBearer(request.headers.authorization, spec.auth, target, settings.tokens) : undefined;
-      const body = spec.body ? parseInput(spec.body, request.body, spec.invalidBodyCode) : undefined;
-      const query = (spec.query ? parseInput(spec.query, request.query) : request.query) as Record<string, unknown>;
-      const result = await spec.handler({ body, query, headers: request.headers, ip: request.ip, principal });
-      reply.code(result.status);
-      if (result.headers) reply.headers(result.headers);
-      if (result.contentType) reply.type(result.contentType);
-      return reply.send(result.body);
-    },
+    handler: spec.auth
+      ? async (request, reply) => {
+          const principal = await verifyBearer(request.headers.authorization, spec.auth!, target, settings.tokens);
+          return send(reply, await spec.handler(input(spec, request, principal)));
+        }
+      : (request, reply) => {
+          // Fastify turns a synchronous throw into the error reply, as it does a rejection.
+          const result = spec.handler(input(spec, request, undefined));
+          // Returning the reply (a thenable) lets Fastify wait for an asynchronous send to finish.
+          if (result instanceof Promise) return result.then((answer) => send(reply, answer));
+          // A precomputed answer goes out at once: no promise, no microtask turn, nothing returned.
+          send(reply, result);
+          return undefined;
+        },
   };
+}
+
+function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | undefined): RequestInput<unknown> {
+  const body = spec.body ? parseInput(spec.body, request.body, spec.invalidBodyCode) : undefined;
+  const query = (spec.query ? parseInput(spec.query, request.query) : request.query) as Record<string, unknown>;
+  return { body, query, headers: request.headers, ip: request.ip, principal };
+}
+
+function send(reply: FastifyReply, result: Reply): FastifyReply {
+  reply.code(result.status);
+  if (result.headers) reply.headers(result.headers);
+  if (result.contentType) reply.type(result.contentType);
+  return reply.send(result.body);
 }
 
 const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };

@@ -135,7 +135,7 @@ export function docsRoutes(): RouteSpec[] {
       description: 'An HTML page (Swagger UI) that reads this OpenAPI document; every script and style it loads is served by this API.',
       tags: ['discovery'],
       responses: { 200: { description: 'The HTML page.', contentType: 'text/html', schema: z.string() } },
-      handler: async () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers: pageHeaders }),
+      handler: () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers: pageHeaders }),
     }),
     assetRoute(styles),
     ...scripts.map(assetRoute),

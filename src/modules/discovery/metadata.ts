@@ -47,7 +47,7 @@ export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: s
       cors: 'public',
       responses: { 200: { description: summary, schema: Metadata, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: document.prepare,
-      handler: async ({ headers }) => document.reply(headers['if-none-match']),
+      handler: ({ headers }) => document.reply(headers['if-none-match']),
     });
   };
   const resources = protectedResources(routes(), publicUrl);

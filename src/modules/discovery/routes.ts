@@ -23,7 +23,7 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       cors: 'public',
       responses: { 200: { description: 'The OpenAPI document.', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: json.prepare,
-      handler: async ({ headers }) => json.reply(headers['if-none-match']),
+      handler: ({ headers }) => json.reply(headers['if-none-match']),
     });
   return [
     jsonRoute('/openapi.json', 'getOpenApi'),
@@ -37,7 +37,7 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       cors: 'public',
       responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/yaml', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: yaml.prepare,
-      handler: async ({ headers }) => yaml.reply(headers['if-none-match']),
+      handler: ({ headers }) => yaml.reply(headers['if-none-match']),
     }),
   ];
 }

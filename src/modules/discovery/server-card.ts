@@ -35,7 +35,7 @@ export function serverCardRoutes(publicUrl: string): RouteSpec[] {
       cors: 'public',
       responses: { 200: { description: 'The server card.', schema: ServerCardDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: document.prepare,
-      handler: async ({ headers }) => document.reply(headers['if-none-match']),
+      handler: ({ headers }) => document.reply(headers['if-none-match']),
     });
   return [card('/.well-known/mcp/server-card.json', 'getServerCard'), card('/mcp/server-card', 'getServerCardAtEndpoint')];
 }
