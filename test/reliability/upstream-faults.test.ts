@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/app.js';
-import { connectionsTo, openSockets, residentMb } from '../support/process-stats.js';
+import { openSockets, peakConnectionsDuring, residentMb } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, startTricklingSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
@@ -43,21 +43,6 @@ async function burst(url: string, clients: number, each: number, fields: Record<
 
 const statuses = (outcomes: Outcome[]) => [...new Set(outcomes.map((o) => `${o.status} ${o.error ?? 'ok'}`))];
 const slowest = (outcomes: Outcome[]) => Math.max(...outcomes.map((o) => o.ms));
-
-/** The most connections `pid` held to `port` while `work` ran, sampled every 25 ms. */
-async function peakConnectionsDuring<T>(pid: number, port: number, work: Promise<T>): Promise<{ result: T; peak: number }> {
-  let done = false;
-  let peak = 0;
-  const sampling = (async () => {
-    while (!done) {
-      peak = Math.max(peak, await connectionsTo(pid, port));
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  })();
-  const result = await work.finally(() => (done = true));
-  await sampling;
-  return { result, peak };
-}
 
 /** Stops the node (SIGTERM, as operators do), then its upstream servers, then removes its folder. */
 async function stopAll(node: ServeProcess | undefined, servers: ({ close(): Promise<void> } | undefined)[], dir: string): Promise<void> {

@@ -30,3 +30,21 @@ export async function connectionsTo(pid: number, port: number): Promise<number> 
   }
   return count;
 }
+
+/**
+ * The most connections `pid` held to `port` while `work` ran, sampled every 25 ms: a pool's bound is
+ * seen during the burst; afterwards, aborted connections are gone whether or not it held.
+ */
+export async function peakConnectionsDuring<T>(pid: number, port: number, work: Promise<T>): Promise<{ result: T; peak: number }> {
+  let done = false;
+  let peak = 0;
+  const sampling = (async () => {
+    while (!done) {
+      peak = Math.max(peak, await connectionsTo(pid, port));
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  })();
+  const result = await work.finally(() => (done = true));
+  await sampling;
+  return { result, peak };
+}
