@@ -2,10 +2,11 @@
 import { sql, type Selectable } from 'kysely';
 import type { Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { Db } from './database.js';
+import { directSqlite, type DirectSqlite } from './sqlite-direct.js';
 import type { InquiriesTable } from './schema.js';
 
 export function sqlInquiryStore(db: Db): InquiryStore {
-  return {
+  const store: InquiryStore = {
     async create(inquiry: NewInquiry, claimAt?: number) {
       const result = await db
         .insertInto('inquiries')
@@ -77,6 +78,26 @@ export function sqlInquiryStore(db: Db): InquiryStore {
     async ping() {
       await sql`select 1`.execute(db);
     },
+  };
+  const direct = directSqlite(db);
+  return direct ? Object.assign(store, sqliteHotPath(direct)) : store;
+}
+
+const INSERT_COLUMNS = [...Object.keys(toRow({} as NewInquiry)), 'attempts'];
+
+/** The contact endpoint's writes on SQLite, run directly and committed in groups (sqlite-direct.ts). */
+function sqliteHotPath(direct: DirectSqlite): Pick<InquiryStore, 'create' | 'markSent' | 'markFailed'> {
+  const insert = () =>
+    direct.statement(
+      `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map((c) => `@${c}`).join(', ')}) on conflict (idempotency_key) do nothing`,
+    );
+  return {
+    create: (inquiry, claimAt) =>
+      direct.write(() => insert().run({ ...toRow(inquiry), attempted_at: claimAt ?? null, attempts: claimAt === undefined ? 0 : 1 }).changes === 1),
+    markSent: (id, at, messageId) =>
+      direct.write(() => void direct.statement("update inquiries set status = 'sent', sent_at = ?, message_id = ?, last_error = null where id = ?").run(at, messageId, id)),
+    markFailed: (id, _at, error) =>
+      direct.write(() => void direct.statement("update inquiries set status = 'failed', last_error = ? where id = ?").run(error, id)),
   };
 }
 

@@ -1,14 +1,17 @@
 // OAuthStore over Kysely: clients, consents, codes, grants and tokens, keyed by SHA-256 hashes.
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { Client, OAuthStore, Token, TokenEndpointAuthMethod, TokenKind, TokenState } from '../../ports/oauth-store.js';
+import type { OAuthStore, Token } from '../../ports/oauth-store.js';
 import { batchedWrites } from './batched-writes.js';
 import type { Db } from './database.js';
+import { clientFromRow, clientToRow, grantToRow, TOKEN_COLUMNS_TEXT, tokenFromRow, tokenToRow } from './oauth-rows.js';
+import { sqliteOAuthHotPath } from './oauth-store-sqlite.js';
+import { directSqlite } from './sqlite-direct.js';
 import type { OAuthClientsTable, OAuthTokensTable, Tables } from './schema.js';
 
 // Deletes run in batches so a large purge never holds the (single-threaded) database for long.
 const PURGE_BATCH = 500;
 
-const TOKEN_COLUMNS = sql.raw('token_hash, kind, grant_id, client_id, scope, resource, expires_at, state, previous_hash, used_at');
+const TOKEN_COLUMNS = sql.raw(TOKEN_COLUMNS_TEXT);
 
 export function sqlOAuthStore(db: Db): OAuthStore {
   const revokeGrantIn = async (trx: Transaction<Tables>, grantId: string, now: number) => {
@@ -216,74 +219,6 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       await sql`select 1`.execute(db);
     },
   };
-  return store;
-}
-
-function clientToRow(client: Client) {
-  return {
-    client_id: client.clientId,
-    secret_hash: client.secretHash,
-    client_name: client.clientName,
-    redirect_uris: JSON.stringify(client.redirectUris),
-    grant_types: JSON.stringify(client.grantTypes),
-    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
-    scope: client.scope,
-    application_type: client.applicationType,
-    created_at: client.createdAt,
-    last_used_at: client.lastUsedAt,
-  };
-}
-
-function clientFromRow(row: Selectable<OAuthClientsTable>): Client {
-  return {
-    clientId: row.client_id,
-    secretHash: row.secret_hash,
-    clientName: row.client_name,
-    redirectUris: JSON.parse(row.redirect_uris) as string[],
-    grantTypes: JSON.parse(row.grant_types) as string[],
-    tokenEndpointAuthMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
-    scope: row.scope,
-    applicationType: row.application_type,
-    createdAt: Number(row.created_at),
-    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
-  };
-}
-
-const grantToRow = (grant: { grantId: string; clientId: string; scope: string; resource: string; createdAt: number }) => ({
-  grant_id: grant.grantId,
-  client_id: grant.clientId,
-  scope: grant.scope,
-  resource: grant.resource,
-  created_at: grant.createdAt,
-  revoked_at: null,
-});
-
-function tokenToRow(token: Token) {
-  return {
-    token_hash: token.tokenHash,
-    kind: token.kind,
-    grant_id: token.grantId,
-    client_id: token.clientId,
-    scope: token.scope,
-    resource: token.resource,
-    expires_at: token.expiresAt,
-    state: token.state,
-    previous_hash: token.previousHash,
-    used_at: token.usedAt,
-  };
-}
-
-function tokenFromRow(row: Selectable<OAuthTokensTable>): Token {
-  return {
-    tokenHash: row.token_hash,
-    kind: row.kind as TokenKind,
-    grantId: row.grant_id,
-    clientId: row.client_id,
-    scope: row.scope,
-    resource: row.resource,
-    expiresAt: Number(row.expires_at),
-    state: row.state as TokenState,
-    previousHash: row.previous_hash,
-    usedAt: row.used_at === null ? null : Number(row.used_at),
-  };
+  const direct = directSqlite(db);
+  return direct ? Object.assign(store, sqliteOAuthHotPath(direct)) : store;
 }

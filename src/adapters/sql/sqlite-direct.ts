@@ -1,0 +1,128 @@
+// The hot statements on SQLite, run on better-sqlite3 itself: Kysely's builder, compiler and
+// connection hand-off cost more than the statement (docs/performance.md, "SQLite hot path").
+// Both stores keep their Kysely statements for PostgreSQL and for everything off the hot path.
+import type SQLite from 'better-sqlite3';
+import type { Db } from './database.js';
+
+export type Handle = SQLite.Database;
+
+export interface DirectSqlite {
+  /** A statement from the database's statement cache, prepared on first use (migrations ran by then). */
+  statement(text: string): SQLite.Statement;
+  /** Runs a read at once, unless a Kysely transaction holds the connection across an await: then after it. */
+  read<T>(run: () => T): Promise<T>;
+  /**
+   * Group commit: writes queued in one turn of the event loop run in one transaction, each settling
+   * with its own result or error once that transaction is committed. A write of several statements
+   * wraps them in `atomically`.
+   */
+  write<T>(run: () => T): Promise<T>;
+  /** Runs `run` in a savepoint inside a write: all of its statements, or none. */
+  atomically<T>(run: () => T): T;
+}
+
+type Prepare = (text: string) => SQLite.Statement;
+
+const handles = new WeakMap<Db, { sqlite: Handle; prepare: Prepare }>();
+
+/** Called by openDatabase for an SQLite database, with its cached `prepare`. */
+export function registerSqliteHandle(db: Db, sqlite: Handle, prepare: Prepare): void {
+  handles.set(db, { sqlite, prepare });
+}
+
+/** The direct path for an SQLite database; undefined for PostgreSQL. One per database, shared by the stores. */
+export function directSqlite(db: Db): DirectSqlite | undefined {
+  const handle = handles.get(db);
+  if (!handle) return undefined;
+  let direct = opened.get(handle.sqlite);
+  if (!direct) opened.set(handle.sqlite, (direct = open(db, handle.sqlite, handle.prepare)));
+  return direct;
+}
+
+const opened = new WeakMap<Handle, DirectSqlite>();
+
+interface Queued {
+  run(): unknown;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+// A commit appends every page it touched to the WAL: many small writes in one commit touch the same
+// few pages. Measured on the token table: 35 us a row committed alone, 8 us in commits of 50.
+const MAX_WRITES_PER_COMMIT = 500;
+// Under concurrent load (the last commit carried more than one write), commits come at most this
+// often and the writes of the interval share one: the contact endpoint's commits carried 5 writes
+// and cost 40% more CPU a request (docs/performance.md). One writer at a time commits at once.
+const MIN_COMMIT_INTERVAL_MS = 1;
+
+function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
+  let queue: Queued[] = [];
+  let lastCommit = -Infinity;
+  let lastBatchSize = 0;
+
+  // Kysely runs a transaction's statements across awaits on this same connection: a statement run
+  // in between would join it (and see, or be rolled back with, its uncommitted rows). Kysely's
+  // connection hand-off waits for it to end.
+  const whenFree = <T>(run: () => T): Promise<T> => db.connection().execute(async () => run());
+
+  // One wrapper, made once: better-sqlite3 runs it between BEGIN and COMMIT (ROLLBACK when it throws).
+  const commit = sqlite.transaction((batch: Queued[], results: { ok: boolean; value: unknown }[]) => {
+    for (const write of batch) {
+      try {
+        results.push({ ok: true, value: write.run() });
+      } catch (error) {
+        // A constraint failure undoes its own statement only; an error that ended the transaction
+        // (disk full, I/O) undid the whole batch, so it fails the whole batch.
+        if (!sqlite.inTransaction) throw error;
+        results.push({ ok: false, value: error });
+      }
+    }
+  });
+
+  const flush = () => {
+    const batch = queue;
+    queue = [];
+    lastCommit = performance.now();
+    lastBatchSize = batch.length;
+    const run = () => {
+      for (let i = 0; i < batch.length; i += MAX_WRITES_PER_COMMIT) {
+        const slice = batch.slice(i, i + MAX_WRITES_PER_COMMIT);
+        const results: { ok: boolean; value: unknown }[] = [];
+        try {
+          // BEGIN IMMEDIATE: the write lock is taken once for the batch (waiting busy_timeout for
+          // another process), so a busy database fails the whole batch, never one write after another.
+          commit.immediate(slice, results);
+        } catch (error) {
+          for (const write of slice) write.reject(error);
+          continue;
+        }
+        slice.forEach((write, j) => (results[j]!.ok ? write.resolve(results[j]!.value) : write.reject(results[j]!.value)));
+      }
+    };
+    if (sqlite.inTransaction) whenFree(run).catch((error: unknown) => batch.forEach((write) => write.reject(error)));
+    else run();
+  };
+
+  return {
+    statement: prepare,
+    atomically: (run) => sqlite.transaction(run)(),
+    read(run) {
+      if (sqlite.inTransaction) return whenFree(run);
+      try {
+        return Promise.resolve(run());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    write<T>(run: () => T) {
+      return new Promise<T>((resolve, reject) => {
+        if (!queue.length) {
+          const wait = lastBatchSize > 1 ? lastCommit + MIN_COMMIT_INTERVAL_MS - performance.now() : 0;
+          if (wait > 0) setTimeout(flush, wait);
+          else setImmediate(flush);
+        }
+        queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+      });
+    },
+  };
+}
