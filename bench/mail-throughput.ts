@@ -1,7 +1,7 @@
 // E-mail throughput through Portico's own SMTP adapter (the pool of src/adapters/mail) to a loopback
 // sink: `node --import tsx bench/mail-throughput.ts SMTP_URL SECONDS`, pinned by the caller; prints
 // one JSON line. Informational (issue 7): the mail-sending scenarios can go no faster than this.
-import { smtpMailer } from '../src/adapters/mail/nodemailer-mailer.js';
+import { smtpMailer } from '../src/adapters/mail/mailers.js';
 import { composeInquiryEmail } from '../src/modules/contact/email.js';
 
 const [smtpUrl, secondsArg] = process.argv.slice(2);

@@ -66,7 +66,11 @@ export function loadConfig(env: Env): Readonly<Config> {
   const production = appEnv === 'production';
 
   const smtpUrl = read('SMTP_URL');
-  if (smtpUrl !== undefined) parseUrlWithScheme('SMTP_URL', smtpUrl, ['smtp:', 'smtps:'], fail);
+  if (smtpUrl !== undefined) {
+    const url = parseUrlWithScheme('SMTP_URL', smtpUrl, ['smtp:', 'smtps:'], fail);
+    // nodemailer read options from the query (requireTLS, tls.*); Portico's client has none to ignore silently.
+    if (url.search || url.hash) fail('SMTP_URL', 'takes no query options (use smtps:// for TLS from the first byte)', redactUrl(smtpUrl));
+  }
   else if (production) fail('SMTP_URL', 'is required when APP_ENV=production (the outbox folder is for development)');
 
   const mailFrom = parseMailbox('MAIL_FROM', read('MAIL_FROM'), production, 'Portico <portico@localhost>', fail);

@@ -7,7 +7,7 @@ import { openDatabase, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
 import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
 import { migrateToLatest } from './adapters/sql/migrations.js';
-import { outboxMailer, smtpMailer } from './adapters/mail/nodemailer-mailer.js';
+import { outboxMailer, smtpMailer } from './adapters/mail/mailers.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
 import { SharedLocalStore } from './http/shared-local-store.js';

@@ -1,16 +1,9 @@
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
+import { mailMessage } from '../../../test/support/mail-message.js';
 import { composeMime } from './mime.js';
 
-const message = (fields: Partial<Parameters<typeof composeMime>[0]> = {}) => ({
-  from: { name: 'Portico', address: 'web@portico.example' },
-  to: { name: 'Team', address: 'team@portico.example' },
-  replyTo: { name: 'Ana García', address: 'ana@example.com' },
-  subject: 'New inquiry from Ana García [es]',
-  text: 'Línea uno\nline two\n',
-  headers: { 'X-Portico-Inquiry-Id': '0190f3a0-0000-7000-8000-000000000001' },
-  ...fields,
-});
+const message = (fields: Partial<Parameters<typeof composeMime>[0]> = {}) => mailMessage({ text: 'Línea uno\nline two\n', ...fields });
 const compose = (fields: Partial<Parameters<typeof composeMime>[0]> = {}) =>
   composeMime(message(fields), { messageId: '<m1@portico.example>', date: new Date(Date.UTC(2026, 10, 23, 12, 5, 9)) });
 

@@ -47,13 +47,27 @@ export function composeMime(message: MailMessage, options: { messageId: string; 
   };
 }
 
+// The same few domains recur (ours, the team's, common mail providers): their ASCII forms are kept.
+const ASCII_DOMAINS = new Map<string, string>();
+
+/** The domain's ASCII (punycode) form (RFC 5890); empty when it is not a valid domain. */
+export function asciiDomain(domain: string): string {
+  let ascii = ASCII_DOMAINS.get(domain);
+  if (ascii === undefined) {
+    ascii = domainToASCII(domain);
+    if (ASCII_DOMAINS.size >= 1000) ASCII_DOMAINS.clear();
+    ASCII_DOMAINS.set(domain, ascii);
+  }
+  return ascii;
+}
+
 /** `local@domain` with the domain in its ASCII (punycode) form (RFC 5890). */
 function mailbox(addr: string): string {
   const at = addr.lastIndexOf('@');
   const local = addr.slice(0, at);
   // Addresses are validated before they get here; this guards the header and the envelope anyway.
   if (at < 1 || !/^[\x21-\x7e]+$/.test(local) || /[<>"\\,;:@\s]/.test(local)) throw new Error('unsafe address');
-  const domain = domainToASCII(addr.slice(at + 1));
+  const domain = asciiDomain(addr.slice(at + 1));
   if (!domain) throw new Error('unsafe address');
   return `${local}@${domain}`;
 }
