@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactDeps } from '../../src/deps.js';
 import { createPorticoMcpHandler } from '../../src/modules/mcp/mcp-handler.js';
 import { lastSseMessage } from '../../src/modules/mcp/sse.js';
-import { callerContext } from '../../src/modules/mcp/contact-tool.js';
 import { fastContactCall } from '../../src/modules/mcp/tools-call-fast-path.js';
 import { fastToolsListEra } from '../../src/modules/mcp/tools-list-fast-path.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
@@ -73,9 +72,11 @@ describe('the tools/call fast path', () => {
   it.each(CALLS)('answers a valid $era contact_service call exactly as the SDK does, and stores the inquiry', async ({ headers, body }) => {
     expect(fastContactCall(body, headers)).toMatchObject({ id: body.id, arguments: body.params.arguments });
     const ours = await (await api.post('/mcp', body, headers)).text();
-    const sdk = await callerContext.run({ remoteIp: '127.0.0.1', clientId: null, idempotencyKey: undefined }, () =>
-      createPorticoMcpHandler(contactDeps(api.deps)).fetch(new Request(`${api.url}/mcp`, { method: 'POST', headers }), { parsedBody: body }),
-    );
+    const sdk = await createPorticoMcpHandler(contactDeps(api.deps)).fetch(new Request(`${api.url}/mcp`, { method: 'POST', headers }), { parsedBody: body }, {
+      remoteIp: '127.0.0.1',
+      clientId: null,
+      idempotencyKey: undefined,
+    });
     const text = await sdk.text();
     expect(ours).toBe(text.startsWith('{') ? text : lastSseMessage(text));
     expect(JSON.parse(ours).result.structuredContent).toEqual({ ok: true });

@@ -121,6 +121,22 @@ describe('POST /mcp over raw HTTP', () => {
     expect(stored).toMatchObject({ channel: 'mcp', clientId });
   });
 
+  it('records the client and the address of a call the SDK answers (not the fast path)', async () => {
+    const { accessToken, clientId } = await token('mcp:invoke', `${api.url}/mcp`);
+    // A progress token sends the call through the SDK's own server (tools-call-fast-path.ts).
+    const call = {
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'contact_service', arguments: { name: 'Slow Bot', email: 'slow@example.com', message: 'hi', privacy: true }, _meta: { progressToken: 1 } },
+    };
+    const response = await mcp(call, { authorization: `Bearer ${accessToken}`, 'mcp-protocol-version': '2025-11-25', 'idempotency-key': 'sdk-path-1' });
+    expect(response.status).toBe(200);
+    expect((await response.json()).result.structuredContent).toEqual({ ok: true });
+    const [stored] = await api.deps.inquiries.list({ limit: 1 });
+    expect(stored).toMatchObject({ channel: 'mcp', name: 'Slow Bot', clientId, remoteIp: '127.0.0.1', idempotencyKey: 'sdk-path-1' });
+  });
+
   it('refuses a token issued for /api/contact', async () => {
     const { accessToken } = await token('contact:write mcp:invoke', `${api.url}/api/contact`);
     expect((await mcp(INIT, { authorization: `Bearer ${accessToken}` })).status).toBe(401);

@@ -1,5 +1,4 @@
 // The contact_service tool: the ContactRequest schema minus the browser-only fields, and the same submit path.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from '../../errors.js';
 import { ContactRequest } from '../contact/schema.js';
 import { submitInquiry, type ContactDeps } from '../contact/submit.js';
@@ -25,8 +24,6 @@ export interface Caller {
   idempotencyKey: string | undefined;
 }
 
-export const callerContext = new AsyncLocalStorage<Caller>();
-
 export interface ToolResult {
   [key: string]: unknown;
   content: { type: 'text'; text: string }[];
@@ -34,8 +31,7 @@ export interface ToolResult {
   isError?: boolean;
 }
 
-export async function callContactTool(deps: ContactDeps, args: unknown): Promise<ToolResult> {
-  const caller = callerContext.getStore() ?? { remoteIp: 'unknown', clientId: null, idempotencyKey: undefined };
+export async function callContactTool(deps: ContactDeps, args: unknown, caller: Caller): Promise<ToolResult> {
   const parsed = ContactToolInput.safeParse(args);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => issue.message).join('; ');

@@ -2,16 +2,25 @@
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { ContactDeps } from '../contact/submit.js';
 import { CONTACT_FORM_MIME, CONTACT_FORM_URI, contactFormHtml } from './ui/contact-form-html.js';
-import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolInput } from './contact-tool.js';
+import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolInput, type Caller } from './contact-tool.js';
 
 export const SERVER_INFO = { name: 'portico', title: 'Portico', version: '1.0.0' };
 
 // D2: the app is self-contained, so it asks the host for no network origins at all.
 const UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
 
+const UNKNOWN_CALLER: Caller = { remoteIp: 'unknown', clientId: null, idempotencyKey: undefined };
+
+/**
+ * The SDK's handler, given who is calling with each request. The caller rides on the Request object
+ * (the SDK hands it to the server factory) rather than in an AsyncLocalStorage: once one is used,
+ * Node 20 runs a promise hook for every promise in the process, on every route.
+ */
 export function createPorticoMcpHandler(deps: ContactDeps) {
   const html = contactFormHtml();
-  const factory = () => {
+  const callers = new WeakMap<Request, Caller>();
+  const factory = (context: { requestInfo?: Request }) => {
+    const caller = (context.requestInfo && callers.get(context.requestInfo)) ?? UNKNOWN_CALLER;
     const server = new McpServer(SERVER_INFO, {
       // The tool and the app never change while the process runs: no list_changed promises.
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
@@ -27,7 +36,7 @@ export function createPorticoMcpHandler(deps: ContactDeps) {
         // MCP Apps: hosts that render apps show the contact form; `ui/resourceUri` is the pre-2026 key.
         _meta: { ui: { resourceUri: CONTACT_FORM_URI }, 'ui/resourceUri': CONTACT_FORM_URI },
       },
-      async (args) => callContactTool(deps, args),
+      async (args) => callContactTool(deps, args, caller),
     );
     server.registerResource(
       'contact-form',
@@ -38,5 +47,11 @@ export function createPorticoMcpHandler(deps: ContactDeps) {
     return server;
   };
   // 'auto' answers one JSON body (our tool sends nothing before its result); the route turns any SSE framing into JSON.
-  return createMcpHandler(factory, { legacy: 'stateless', responseMode: 'auto' });
+  const handler = createMcpHandler(factory, { legacy: 'stateless', responseMode: 'auto' });
+  return {
+    fetch(request: Request, options: { parsedBody?: unknown } = {}, caller: Caller = UNKNOWN_CALLER): Promise<Response> {
+      callers.set(request, caller);
+      return handler.fetch(request, { parsedBody: options.parsedBody });
+    },
+  };
 }

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
 import { readIdempotencyKey } from '../contact/routes.js';
-import { callContactTool, callerContext } from './contact-tool.js';
+import { callContactTool } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
@@ -76,11 +76,11 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         const caller = { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) };
         const call = fastContactCall(body, headers);
         if (call) {
-          const result = await callerContext.run(caller, () => callContactTool(deps, call.arguments));
+          const result = await callContactTool(deps, call.arguments, caller);
           return { status: 200, body: toolCallResponse(call, result, SERVER_INFO), contentType: 'application/json' };
         }
         const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
-        const response = await callerContext.run(caller, () => handler.fetch(request, { parsedBody: body }));
+        const response = await handler.fetch(request, { parsedBody: body }, caller);
         // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
         if (response.status === 202) return { status: 204 };
         const text = await response.text();
