@@ -5,6 +5,7 @@ import { contactDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
+import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
@@ -66,12 +67,17 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   );
   routes.push(...discoveryRoutes(() => routes, config.publicUrl), ...serverCardRoutes(config.publicUrl), ...openApiRoutes(config, () => routes));
   routes.push(...docsRoutes());
+  const inFlight = new InFlight();
   const methodsByPath = mountRoutes(app, routes, {
     publicUrl: config.publicUrl,
     rateLimits: config.rateLimits,
     cors: config,
     tokens: deps.tokens,
+    inFlight,
   });
+  // close() resolves once every handler has finished, including those whose client went away
+  // (an inquiry being sent is recorded as sent before the stores close).
+  app.addHook('onClose', () => inFlight.idle());
   installErrorHandling(app, (path) => methodsByPath.get(path));
   // Discovery documents are serialized now, not by the first request that asks for one.
   for (const spec of routes) spec.prepare?.();

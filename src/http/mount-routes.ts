@@ -7,12 +7,15 @@ import { policyHeader, type RateLimits } from '../rate-limits.js';
 import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
 import { verifyBearer } from './bearer.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
+import type { InFlight } from './in-flight.js';
 
 export interface MountSettings {
   publicUrl: string;
   rateLimits: RateLimits;
   cors: CorsSettings;
   tokens: TokenVerifier;
+  /** Counts the handlers that have not finished, for shutdown. */
+  inFlight: InFlight;
 }
 
 declare module 'fastify' {
@@ -62,6 +65,7 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
       done();
     });
   }
+  const { inFlight } = settings;
   const target = { resource: `${settings.publicUrl}${spec.path}`, metadataUrl: `${settings.publicUrl}/.well-known/oauth-protected-resource${spec.path}` };
 
   return {
@@ -77,14 +81,31 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
     handler: spec.auth
       ? async (request, reply) => {
-          const principal = await verifyBearer(request.headers.authorization, spec.auth!, target, settings.tokens);
-          return send(reply, await spec.handler(input(spec, request, principal)));
+          inFlight.begin();
+          try {
+            const principal = await verifyBearer(request.headers.authorization, spec.auth!, target, settings.tokens);
+            return send(reply, await spec.handler(input(spec, request, principal)));
+          } finally {
+            inFlight.end();
+          }
         }
       : (request, reply) => {
           // Fastify turns a synchronous throw into the error reply, as it does a rejection.
           const result = spec.handler(input(spec, request, undefined));
           // Returning the reply (a thenable) lets Fastify wait for an asynchronous send to finish.
-          if (result instanceof Promise) return result.then((answer) => send(reply, answer));
+          if (result instanceof Promise) {
+            inFlight.begin();
+            return result.then(
+              (answer) => {
+                inFlight.end();
+                return send(reply, answer);
+              },
+              (error: unknown) => {
+                inFlight.end();
+                throw error;
+              },
+            );
+          }
           // A precomputed answer goes out at once: no promise, no microtask turn, nothing returned.
           send(reply, result);
           return undefined;

@@ -1,7 +1,9 @@
 // SIGTERM: `portico serve` stops taking connections, finishes the inquiry it is sending, and exits 0 within 10 s.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
@@ -41,5 +43,33 @@ describe('portico serve on SIGTERM', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(Date.now() - stoppedAt).toBeLessThan(10_000);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
+  it('records an inquiry as sent when its client hangs up while the server stops, then exits 0', { timeout: 20_000 }, async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-shutdown-'));
+    smtp = await startSmtpServer('slow');
+    server = await startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, SMTP_URL: smtp.url, RATE_LIMITS: 'off' });
+    // A raw socket, so hanging up closes the connection at once (fetch's abort left it open).
+    const body = JSON.stringify({ name: 'Gone Visitor', email: 'gone@example.com', message: 'Sent, then the tab was closed.', privacy: true });
+    const client = connect(Number(new URL(server.url).port), '127.0.0.1');
+    client.on('error', () => {});
+    client.write(`POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    // The message is at the mail server (which takes 1.5 s to accept it): the client leaves, the server stops.
+    while (smtp.messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    client.destroy();
+    // Long enough for the server to see the connection close, well within the mail server's 1.5 s.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stoppedAt = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    // It waited for the e-mail (1.5 s at most), not for the 9 s grace period.
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    // Recorded as sent: left pending, the next start would e-mail it a second time after 60 s.
+    const db = new Database(join(dir, 'p.sqlite'), { readonly: true });
+    try {
+      expect(db.prepare('select name, status from inquiries').all()).toEqual([{ name: 'Gone Visitor', status: 'sent' }]);
+    } finally {
+      db.close();
+    }
   });
 });
