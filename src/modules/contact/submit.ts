@@ -1,5 +1,5 @@
 // Submitting an inquiry: honeypot -> idempotent replay -> human check -> store -> send -> receipt.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import { HumanCheckUnavailable, type HumanCheck } from '../../ports/human-check.js';
@@ -119,6 +119,6 @@ function newInquiry(deps: ContactDeps, submission: Submission): NewInquiry {
     clientId: submission.clientId,
     remoteIp: submission.remoteIp,
     idempotencyKey: submission.idempotencyKey ?? null,
-    fingerprint: createHash('sha256').update(JSON.stringify([name, email, message, locale])).digest('hex'),
+    fingerprint: hash('sha256', JSON.stringify([name, email, message, locale]), 'hex'),
   };
 }

@@ -45,7 +45,7 @@ function parseBasic(header: string): { clientId: string; clientSecret: string } 
   const colon = decoded.indexOf(':');
   if (colon < 0) throw invalidClient('HTTP Basic credentials must be client_id:client_secret');
   try {
-    const unescape = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+    const unescape = (part: string) => (/[%+]/.test(part) ? decodeURIComponent(part.replace(/\+/g, ' ')) : part);
     return { clientId: unescape(decoded.slice(0, colon)), clientSecret: unescape(decoded.slice(colon + 1)) };
   } catch {
     throw invalidClient('HTTP Basic credentials are not valid form-urlencoded text');
