@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/app.js';
-import { openSockets, peakConnectionsDuring, residentMb } from '../support/process-stats.js';
+import { connectionsOn, connectionsTo, openSockets, peakConnectionsDuring, residentMb } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, startTricklingSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
@@ -52,9 +52,19 @@ async function stopAll(node: ServeProcess | undefined, servers: ({ close(): Prom
   await rm(dir, { recursive: true, force: true });
 }
 
-/** Sockets and memory of a warmed node, to compare with after the faults. */
-async function footprint(node: ServeProcess) {
-  return { sockets: await openSockets(node.child.pid!), rss: await residentMb(node.child.pid!) };
+/**
+ * Sockets and memory of a warmed node, to compare with after the faults. Established connections are
+ * counted apart, because how many there are depends on timing: the test's own HTTP client keeps what
+ * it opened (its choice, not the node's), and the upstream pools are held to their bounds instead.
+ * Anything else, a half-closed socket included, counts in `others` (one may be closing as it is read).
+ */
+async function footprint(node: ServeProcess, upstreamPorts: Record<string, number>) {
+  const pid = node.child.pid!;
+  const clients = await connectionsOn(pid, Number(new URL(node.url).port));
+  const upstream: Record<string, number> = {};
+  for (const [name, port] of Object.entries(upstreamPorts)) upstream[name] = await connectionsTo(pid, port);
+  const established = clients + Object.values(upstream).reduce((sum, n) => sum + n, 0);
+  return { others: (await openSockets(pid)) - established, clients, upstream, rss: await residentMb(pid) };
 }
 
 describe('a node whose mail server refuses, drops, hangs and goes away', () => {
@@ -62,7 +72,7 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
   let smtpPort: number;
   let smtp: TestSmtpServer;
   let node: ServeProcess;
-  let before: { sockets: number; rss: number };
+  let before: Awaited<ReturnType<typeof footprint>>;
   let accepted = 0;
 
   beforeAll(async () => {
@@ -80,7 +90,7 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
     const warm = await burst(node.url, 12, 4);
     expect(statuses(warm)).toEqual(['200 ok']);
     accepted += warm.length;
-    before = await footprint(node);
+    before = await footprint(node, { smtp: smtpPort });
   }, 30_000);
 
   afterAll(() => stopAll(node, [smtp], dir));
@@ -135,8 +145,9 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
     } finally {
       db.close();
     }
-    const after = await footprint(node);
-    expect(after.sockets, 'open sockets after the faults').toBeLessThanOrEqual(before.sockets + 2);
+    const after = await footprint(node, { smtp: smtpPort });
+    expect(after.others, 'sockets after the faults, besides established connections').toBeLessThanOrEqual(before.others + 1);
+    expect(after.upstream.smtp, 'pooled connections to the mail server').toBeLessThanOrEqual(5);
     expect(after.rss, 'resident MB after the faults').toBeLessThan(before.rss + 60);
   });
 });
@@ -163,7 +174,7 @@ describe('a node whose siteverify fails, hangs and answers garbage', () => {
   let siteverifyPort: number;
   let smtp: TestSmtpServer;
   let node: ServeProcess;
-  let before: { sockets: number; rss: number };
+  let before: Awaited<ReturnType<typeof footprint>>;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portico-siteverify-faults-'));
@@ -183,10 +194,12 @@ describe('a node whose siteverify fails, hangs and answers garbage', () => {
     // Warm, with the bursts' highest concurrency (this client's keep-alive sockets count too).
     const warm = await Promise.all(Array.from({ length: 24 }, (_, i) => burst(node.url, 1, 1, { turnstileToken: `pass-warm-${i}` })));
     expect(statuses(warm.flat())).toEqual(['200 ok']);
-    before = await footprint(node);
+    before = await footprint(node, upstreams());
   }, 30_000);
 
   afterAll(() => stopAll(node, [smtp, siteverify], dir));
+
+  const upstreams = () => ({ smtp: Number(new URL(smtp.url).port), siteverify: siteverifyPort });
 
   const unavailable = ['503 human_check_unavailable'];
 
@@ -225,8 +238,10 @@ describe('a node whose siteverify fails, hangs and answers garbage', () => {
       db.close();
     }
     expect(smtp.messages).toHaveLength(40);
-    const after = await footprint(node);
-    expect(after.sockets, 'open sockets after the faults').toBeLessThanOrEqual(before.sockets + 2);
+    const after = await footprint(node, upstreams());
+    expect(after.others, 'sockets after the faults, besides established connections').toBeLessThanOrEqual(before.others + 1);
+    expect(after.upstream.smtp, 'pooled connections to the mail server').toBeLessThanOrEqual(5);
+    expect(after.upstream.siteverify, 'pooled connections to siteverify').toBeLessThanOrEqual(16);
     expect(after.rss, 'resident MB after the faults').toBeLessThan(before.rss + 60);
   });
 });

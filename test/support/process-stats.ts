@@ -13,19 +13,29 @@ export async function residentMb(pid: number): Promise<number> {
 }
 
 /** Established TCP connections the process holds to `port` on any host (Linux /proc/PID/net/tcp*). */
-export async function connectionsTo(pid: number, port: number): Promise<number> {
+export function connectionsTo(pid: number, port: number): Promise<number> {
+  return establishedConnections(pid, (_local, remote) => remote === port);
+}
+
+/** Established TCP connections accepted on the process's own `port`: its clients' connections. */
+export function connectionsOn(pid: number, port: number): Promise<number> {
+  return establishedConnections(pid, (local) => local === port);
+}
+
+async function establishedConnections(pid: number, matches: (localPort: number, remotePort: number) => boolean): Promise<number> {
   const inodes = new Set<string>();
   for (const fd of await readdir(`/proc/${pid}/fd`)) {
     const match = /^socket:\[(\d+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ''));
     if (match) inodes.add(match[1]!);
   }
+  const port = (address: string) => parseInt(address.split(':')[1]!, 16);
   let count = 0;
   for (const table of ['tcp', 'tcp6']) {
     const rows = (await readFile(`/proc/${pid}/net/${table}`, 'utf8').catch(() => '')).split('\n').slice(1);
     for (const row of rows) {
       const columns = row.trim().split(/\s+/);
       // sl local_address rem_address st ... inode: st 01 is ESTABLISHED; ports are hexadecimal.
-      if (columns.length > 9 && columns[3] === '01' && parseInt(columns[2]!.split(':')[1]!, 16) === port && inodes.has(columns[9]!)) count++;
+      if (columns.length > 9 && columns[3] === '01' && inodes.has(columns[9]!) && matches(port(columns[1]!), port(columns[2]!))) count++;
     }
   }
   return count;
