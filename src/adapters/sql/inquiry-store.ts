@@ -7,6 +7,7 @@ import type { InquiriesTable } from './schema.js';
 
 export function sqlInquiryStore(db: Db): InquiryStore {
   const store: InquiryStore = {
+    // PostgreSQL's; SQLite inserts on its hot path below, against its partial unique index.
     async create(inquiry: NewInquiry, claimAt?: number) {
       const result = await db
         .insertInto('inquiries')
@@ -56,7 +57,8 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       const rows = await db
         .selectFrom('inquiries')
         .selectAll()
-        .where('status', '=', 'pending')
+        // A literal, so that both planners can prove the partial index inquiries_pending applies (migration 0003).
+        .where(sql<boolean>`status = 'pending'`)
         .where((eb) => eb.or([eb('attempted_at', '<', staleBefore), eb.and([eb('attempted_at', 'is', null), eb('created_at', '<', staleBefore)])]))
         .orderBy('created_at')
         .limit(limit)
@@ -89,7 +91,7 @@ const INSERT_COLUMNS = [...Object.keys(toRow({} as NewInquiry)), 'attempts'];
 function sqliteHotPath(direct: DirectSqlite): Pick<InquiryStore, 'create' | 'markSent' | 'markFailed'> {
   const insert = () =>
     direct.statement(
-      `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map((c) => `@${c}`).join(', ')}) on conflict (idempotency_key) do nothing`,
+      `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map((c) => `@${c}`).join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`,
     );
   return {
     create: (inquiry, claimAt) =>

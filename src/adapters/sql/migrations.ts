@@ -1,5 +1,5 @@
 // Schema migrations, in order; run at start and by `portico migrate`. Never edit one that has shipped.
-import { Kysely, Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Kysely, Migrator, sql, SqliteAdapter, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 
 const migrations: Record<string, Migration> = {
   '0001_inquiries': {
@@ -99,13 +99,78 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('oauth_consents_expires').on('oauth_consents').column('expires_at').execute();
     },
   },
+  // Each inquiry is inserted and then marked sent: with 0001's indexes that touched five b-trees,
+  // two of them for nothing on the contact path (docs/performance.md, "Inquiry indexes"):
+  // - the (status, created_at) index moved every row from pending to sent, and only the stalled
+  //   pending ones are ever looked up by status: it now holds the pending rows alone;
+  // - on SQLite the unique idempotency_key index held an entry for every NULL key (most requests
+  //   send none), all on its first leaf: it now holds the keys that were sent. PostgreSQL keeps its
+  //   unique constraint, so nodes of the previous version keep inserting during a rolling upgrade
+  //   (their ON CONFLICT names no index predicate, and PostgreSQL would find no arbiter index).
+  '0003_inquiries_lighter_indexes': {
+    async up(db: Kysely<unknown>) {
+      if (db.getExecutor().adapter instanceof SqliteAdapter) await rebuildInquiriesWithPartialKeyIndex(db);
+      await sql`drop index if exists inquiries_status`.execute(db);
+      await sql`create index if not exists inquiries_pending on inquiries (created_at) where status = 'pending'`.execute(db);
+    },
+  },
 };
+
+/**
+ * SQLite cannot drop a column's UNIQUE constraint: the table is rebuilt (the procedure of
+ * https://www.sqlite.org/lang_altertable.html section 7), in one transaction, keeping every row.
+ */
+async function rebuildInquiriesWithPartialKeyIndex(db: Kysely<unknown>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.schema
+      .createTable('inquiries_rebuilt')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('created_at', 'bigint', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('channel', 'text', (c) => c.notNull())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('email', 'text', (c) => c.notNull())
+      .addColumn('message', 'text', (c) => c.notNull())
+      .addColumn('locale', 'text', (c) => c.notNull())
+      .addColumn('client_id', 'text')
+      .addColumn('remote_ip', 'text', (c) => c.notNull())
+      .addColumn('idempotency_key', 'text')
+      .addColumn('fingerprint', 'text', (c) => c.notNull())
+      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+      .addColumn('attempted_at', 'bigint')
+      .addColumn('last_error', 'text')
+      .addColumn('message_id', 'text')
+      .addColumn('sent_at', 'bigint')
+      .execute();
+    const columns = sql.raw(INQUIRY_COLUMNS.join(', '));
+    await sql`insert into inquiries_rebuilt (${columns}) select ${columns} from inquiries`.execute(trx);
+    await sql`drop table inquiries`.execute(trx);
+    await sql`alter table inquiries_rebuilt rename to inquiries`.execute(trx);
+    await sql`create index inquiries_created_at on inquiries (created_at)`.execute(trx);
+    await sql`create unique index inquiries_idempotency_key on inquiries (idempotency_key) where idempotency_key is not null`.execute(trx);
+  });
+}
+
+const INQUIRY_COLUMNS = [
+  'id', 'created_at', 'status', 'channel', 'name', 'email', 'message', 'locale', 'client_id', 'remote_ip',
+  'idempotency_key', 'fingerprint', 'attempts', 'attempted_at', 'last_error', 'message_id', 'sent_at',
+];
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+const migrator = (db: Kysely<any>) => new Migrator({ db, provider, migrationTableName: 'portico_migrations', migrationLockTableName: 'portico_migrations_lock' });
+
 /** Applies every pending migration; throws the first failure. */
 export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
-  const result = await new Migrator({ db, provider, migrationTableName: 'portico_migrations', migrationLockTableName: 'portico_migrations_lock' }).migrateToLatest();
+  return settled(await migrator(db).migrateToLatest());
+}
+
+/** Applies the migrations up to `name`: a database as an earlier version left it (for upgrade tests). */
+export async function migrateUpTo(db: Kysely<any>, name: keyof typeof migrations): Promise<MigrationResultSet> {
+  return settled(await migrator(db).migrateTo(name));
+}
+
+function settled(result: MigrationResultSet): MigrationResultSet {
   if (result.error) throw result.error;
   return result;
 }

@@ -1,0 +1,123 @@
+// Migration 0003 lightens the inquiries' indexes (docs/performance.md, "Inquiry indexes"). A database
+// the previous version left must come through it with every inquiry as it was, and with what the
+// indexes served still served: a repeated Idempotency-Key is refused, stalled inquiries are found.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
+import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
+import { migrateToLatest, migrateUpTo } from '../../src/adapters/sql/migrations.js';
+import type { Inquiry, NewInquiry } from '../../src/ports/inquiry-store.js';
+import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
+
+const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
+const HOUR = 3_600_000;
+
+const inquiry = (n: number, fields: Partial<Inquiry> = {}): Inquiry => ({
+  id: `0193f0a0-0000-7000-8000-00000000000${n}`,
+  createdAt: NOW - HOUR + n,
+  status: 'pending',
+  channel: 'web',
+  name: `Visitor ${n}`,
+  email: `visitor${n}@example.com`,
+  message: `Inquiry ${n}`,
+  locale: 'es',
+  clientId: null,
+  remoteIp: '203.0.113.7',
+  idempotencyKey: null,
+  fingerprint: `f${n}`,
+  attempts: 0,
+  attemptedAt: null,
+  lastError: null,
+  messageId: null,
+  sentAt: null,
+  ...fields,
+});
+
+// What the previous version stored: sent with a key, failed, stalled while being sent, spam.
+const EARLIER: Inquiry[] = [
+  inquiry(1, { status: 'sent', channel: 'api', clientId: 'client-1', idempotencyKey: 'key-1', attempts: 1, attemptedAt: NOW - HOUR, messageId: '<1@portico.example>', sentAt: NOW - HOUR }),
+  inquiry(2, { status: 'failed', attempts: 2, attemptedAt: NOW - HOUR, lastError: 'EENVELOPE 550 no such user' }),
+  inquiry(3, { attempts: 1, attemptedAt: NOW - HOUR }),
+  inquiry(4, { status: 'spam' }),
+];
+
+const row = (i: Inquiry) => ({
+  id: i.id,
+  created_at: i.createdAt,
+  status: i.status,
+  channel: i.channel,
+  name: i.name,
+  email: i.email,
+  message: i.message,
+  locale: i.locale,
+  client_id: i.clientId,
+  remote_ip: i.remoteIp,
+  idempotency_key: i.idempotencyKey,
+  fingerprint: i.fingerprint,
+  attempts: i.attempts,
+  attempted_at: i.attemptedAt,
+  last_error: i.lastError,
+  message_id: i.messageId,
+  sent_at: i.sentAt,
+});
+
+const fresh = (n: number, idempotencyKey: string | null): NewInquiry => {
+  const { attempts: _a, attemptedAt: _b, lastError: _c, messageId: _d, sentAt: _e, ...rest } = inquiry(n, { createdAt: NOW + n, idempotencyKey });
+  return rest;
+};
+
+function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Promise<void> }>) {
+  describe(`an inquiries table of the previous version, on ${engine}`, () => {
+    let close: (() => Promise<void>) | undefined;
+    afterEach(() => close?.());
+
+    it('keeps every inquiry as it was, still refuses a repeated Idempotency-Key, and still finds the stalled ones', async () => {
+      const opened = await open();
+      close = opened.close;
+      const { db } = opened;
+      await migrateUpTo(db, '0002_oauth');
+      await db.insertInto('inquiries').values(EARLIER.map(row)).execute();
+
+      await migrateToLatest(db);
+
+      const store = sqlInquiryStore(db);
+      for (const earlier of EARLIER) expect(await store.get(earlier.id)).toEqual(earlier);
+      expect((await store.listStalled(NOW - 60_000, 10)).map((i) => i.id)).toEqual([EARLIER[2]!.id]);
+      expect(await store.create(fresh(5, 'key-1'), NOW)).toBe(false);
+      expect(await store.create(fresh(6, null), NOW)).toBe(true);
+      expect(await store.create(fresh(7, null), NOW)).toBe(true);
+      expect(await store.create(fresh(8, 'key-8'), NOW)).toBe(true);
+      expect(await store.create(fresh(9, 'key-8'), NOW)).toBe(false);
+      expect((await store.findByIdempotencyKey('key-8'))?.id).toBe(fresh(8, null).id);
+      expect(await store.list({ limit: 20 })).toHaveLength(EARLIER.length + 3);
+    });
+  });
+}
+
+upgradeSuite('SQLite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-upgrade-'));
+  const db = openDatabase({ engine: 'sqlite', path: join(dir, 'p.sqlite') });
+  return {
+    db,
+    async close() {
+      await db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+if (await postgresAvailable('inquiry-migration.test.ts')) {
+  upgradeSuite('PostgreSQL', async () => {
+    const database: TestDatabase = await createDatabase();
+    const db = openDatabase({ engine: 'postgres', url: database.url });
+    return {
+      db,
+      async close() {
+        await db.destroy();
+        await database.drop();
+      },
+    };
+  });
+}
