@@ -276,6 +276,64 @@ describe('smtpMailer when the server drops a kept connection', () => {
   });
 });
 
+describe('smtpMailer under load, with more messages than connections (RFC 2920 section 3.1)', () => {
+  const subjects = (n: number, prefix = 'load') => Array.from({ length: n }, (_, i) => `${prefix} ${i}`);
+  const subjectOf = (raw: string) => /^Subject: (.*)\r?$/m.exec(raw)?.[1];
+
+  it("sends a waiting message's envelope behind the final dot of the message before it, and every message arrives once, intact", async () => {
+    // The final reply comes 20 ms after the dot: a MAIL FROM before it came behind the dot.
+    const server = track(await startScriptedSmtpServer({ extensions: ['PIPELINING'], messageReplyDelayMs: 20 }));
+    const mailer = mailerFor(server.url);
+    const sent = subjects(20);
+    await Promise.all(sent.map((subject) => mailer.send(message({ subject }))));
+    expect(server.messages.map(subjectOf).sort()).toEqual([...sent].sort());
+    expect(server.sessions.length).toBeLessThanOrEqual(5);
+    expect(server.sessions.flatMap((session) => session.beforeTheirTurn).filter((command) => command.startsWith('MAIL FROM:')).length).toBeGreaterThan(0);
+    for (const raw of server.messages) expect(raw).toBe(composedAsReceived(message({ subject: subjectOf(raw)! }), raw));
+  });
+
+  it('sends only one transaction at a time to a server that does not offer PIPELINING', async () => {
+    const server = track(await startScriptedSmtpServer({ extensions: ['8BITMIME'], replyDelayMs: 5 }));
+    const mailer = mailerFor(server.url);
+    await Promise.all(subjects(12).map((subject) => mailer.send(message({ subject }))));
+    expect(server.messages).toHaveLength(12);
+    expect(server.sessions.flatMap((session) => session.beforeTheirTurn)).toEqual([]);
+  });
+
+  it('delivers the message sent behind one the server refuses after its data, and fails only that one', async () => {
+    const refuse = (raw: string) => (/^Subject: spam/m.test(raw) ? Object.assign(new Error('5.7.1 looks like spam'), { responseCode: 554 }) : undefined);
+    const server = track(await startRealSmtpServer({ disabledCommands: ['STARTTLS'] }, { refuseData: refuse }));
+    const mailer = mailerFor(server.url);
+    const sent = subjects(20).map((subject, i) => (i % 2 ? `spam ${i}` : subject));
+    const outcomes = await Promise.allSettled(sent.map((subject) => mailer.send(message({ subject }))));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(sent.map((subject) => (subject.startsWith('spam') ? 'rejected' : 'fulfilled')));
+    expect(server.raw.map(subjectOf).sort()).toEqual(sent.filter((subject) => !subject.startsWith('spam')).sort());
+  });
+
+  it('never sends a message twice when the connection dies between a message and the envelope behind it', async () => {
+    let dropped = 0;
+    // The first kept connection (past its first message) with an envelope behind a message's dot dies
+    // instead of answering the message.
+    const onMessage = (session: ScriptedSession) => {
+      if (dropped > 0 || session.received < 2 || session.commands.length === session.commandsAtDot) return false;
+      dropped++;
+      session.socket.destroy();
+      return true;
+    };
+    const server = track(await startScriptedSmtpServer({ extensions: ['PIPELINING'], messageReplyDelayMs: 20, onMessage }));
+    const mailer = mailerFor(server.url);
+    const sent = subjects(30);
+    const outcomes = await Promise.allSettled(sent.map((subject) => mailer.send(message({ subject }))));
+    expect(dropped).toBe(1);
+    // The message whose answer was lost fails (it may have arrived: it is never sent again); the one
+    // behind it had sent only its envelope, and goes once more on a new connection.
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toHaveLength(1);
+    const received = server.messages.map(subjectOf);
+    expect(new Set(received).size).toBe(received.length);
+    expect([...received].sort()).toEqual([...sent].sort());
+  });
+});
+
 describe('smtpMailer against broken or hostile servers', () => {
   it.each([
     ['answers as an HTTP server', 'HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n', /EPROTOCOL not an SMTP reply/],

@@ -104,6 +104,8 @@ export interface ScriptedSession {
   beforeTheirTurn: string[];
   /** Messages received on this connection (their data ended by the final dot). */
   received: number;
+  /** How many commands had come when the latest message's final dot came. */
+  commandsAtDot: number;
   /** The TLS handshake after STARTTLS completed. */
   secure: boolean;
   quit: boolean;
@@ -127,6 +129,8 @@ export interface SmtpScript {
   afterStarttls?(session: ScriptedSession): string;
   /** Takes a command before the script does; return true when it was handled. */
   onCommand?(session: ScriptedSession, command: string): boolean;
+  /** How long the answer to a message's final dot waits (the commands sent behind it wait too). */
+  messageReplyDelayMs?: number;
   /** Takes a received message before the script answers it "250 queued"; return true when it was handled. */
   onMessage?(session: ScriptedSession): boolean;
 }
@@ -155,6 +159,7 @@ export async function startScriptedSmtpServer(script: SmtpScript = {}): Promise<
       commands: [],
       beforeTheirTurn: [],
       received: 0,
+      commandsAtDot: 0,
       secure: false,
       quit: false,
       closed: new Promise((resolve) => plain.once('close', () => resolve())),
@@ -209,7 +214,16 @@ export async function startScriptedSmtpServer(script: SmtpScript = {}): Promise<
           messages.push(data.map((l) => `${l}\r\n`).join(''));
           data = undefined;
           session.received++;
-          if (!script.onMessage?.(session)) void session.reply('250 queued\r\n');
+          session.commandsAtDot = session.commands.length;
+          // Answered in turn, as a real server does: commands pipelined behind the dot wait for it.
+          owed++;
+          turn = turn
+            .then(async () => {
+              if (script.messageReplyDelayMs) await new Promise((resolve) => setTimeout(resolve, script.messageReplyDelayMs));
+              if (!script.onMessage?.(session)) await session.reply('250 queued\r\n');
+            })
+            .catch(() => {})
+            .finally(() => owed--);
         } else {
           session.commands.push(line);
           if (/^QUIT$/i.test(line)) session.quit = true;

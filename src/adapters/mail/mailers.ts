@@ -11,7 +11,8 @@ import { parseSmtpUrl, SmtpConnection, SmtpError } from './smtp-client.js';
 const SMTP_TIMEOUTS = { connectTimeoutMs: 5_000, greetingTimeoutMs: 5_000, socketTimeoutMs: 10_000 };
 
 // At most this many connections, each carrying one message at a time for as long as the server
-// keeps it open (an idle one is closed after the socket timeout).
+// keeps it open (an idle one is closed after the socket timeout). Under load, a message waiting for a
+// connection takes over one whose message has just gone out, without waiting for its final reply.
 const SMTP_CONNECTIONS = 5;
 // How long a message may wait for a free connection before its inquiry is answered 502.
 const SMTP_QUEUE_WAIT_MS = 5_000;
@@ -26,9 +27,9 @@ export function smtpMailer(smtpUrl: string): Mailer {
   // that finds no connection free in time fails without ever being handed over, so an inquiry stored
   // as failed is never delivered behind our back. With the send deadline, every message is settled
   // within 5 + 10 s.
-  const connections = slots(SMTP_CONNECTIONS, SMTP_QUEUE_WAIT_MS);
-  const sends = deadlines(SMTP_SEND_MS);
   const idle: SmtpConnection[] = [];
+  const connections = slots<SmtpConnection>(SMTP_CONNECTIONS, SMTP_QUEUE_WAIT_MS, idle);
+  const sends = deadlines(SMTP_SEND_MS);
   let closed = false;
   const takeIdle = () => {
     for (let connection = idle.pop(); connection; connection = idle.pop()) if (connection.usable) return connection;
@@ -37,25 +38,35 @@ export function smtpMailer(smtpUrl: string): Mailer {
 
   return {
     async send(message) {
-      await connections.acquire();
+      // A connection handed on by a sender whose message has just gone out, or none.
+      const handed = await connections.acquire();
       let connection: SmtpConnection | undefined;
+      let handedOn = false;
+      // RFC 2920 section 3.1: the next waiting message's envelope may follow this one's final dot.
+      const handOn = () => {
+        if (closed || !connections.waiting()) return false;
+        handedOn = true;
+        connections.release(connection);
+        return true;
+      };
       const deadline = sends.start(() => connection?.fail(new SmtpError(`not sent within ${SMTP_SEND_MS / 1000} s`, 'ETIMEDOUT')));
       try {
         const mail = compose(message);
         for (let attempt = 1; ; attempt++) {
           // The retry always takes a new connection: another kept one may be just as stale.
-          connection = attempt === 1 ? takeIdle() : undefined;
+          connection = attempt === 1 ? (handed?.usable ? handed : takeIdle()) : undefined;
           const reused = connection !== undefined;
           if (!connection) {
             connection = new SmtpConnection(target);
             await connection.open();
           }
           try {
-            await connection.send(mail.envelope, mail.raw);
+            await connection.send(mail.envelope, mail.raw, handOn);
             return { messageId: mail.messageId };
           } catch (error) {
             // A kept connection the server had just closed saw nothing of the message: once more on a new one.
-            if (reused && attempt === 1 && error instanceof SmtpError && error.unanswered && !deadline.expired) continue;
+            // Not after a timeout: a server that did not answer the message before this one is wedged.
+            if (reused && attempt === 1 && error instanceof SmtpError && error.unanswered && error.code !== 'ETIMEDOUT' && !deadline.expired) continue;
             throw error;
           }
         }
@@ -63,12 +74,11 @@ export function smtpMailer(smtpUrl: string): Mailer {
         throw new MailDeliveryError(describeSmtpError(error));
       } finally {
         sends.end(deadline);
-        // A send that finishes after close() (its client went away during shutdown) ends its session at once.
-        if (connection?.usable) {
-          if (closed) connection.quit();
-          else idle.push(connection);
+        if (!handedOn) {
+          // A send that finishes after close() (its client went away during shutdown) ends its session at once.
+          if (connection?.usable && closed) connection.quit();
+          connections.release(connection?.usable && !closed ? connection : undefined);
         }
-        connections.release();
       }
     },
     async verify() {
@@ -122,20 +132,26 @@ function deadlines(limitMs: number) {
   };
 }
 
-/** A counting semaphore whose waiters give up after `waitMs`, first come first served. */
-function slots(size: number, waitMs: number) {
+/**
+ * A counting semaphore whose waiters give up after `waitMs`, first come first served. A slot passes
+ * straight to the next waiter, with the releaser's connection when it gives one; a connection
+ * released with no one waiting goes to `idle`.
+ */
+function slots<Connection>(size: number, waitMs: number, idle: Connection[]) {
   let free = size;
-  const waiting = new Set<() => void>(); // a Set keeps insertion order: the first waiter is served first
+  // A Set keeps insertion order: the first waiter is served first.
+  const waiting = new Set<(connection: Connection | undefined) => void>();
   return {
-    acquire(): Promise<void> {
+    waiting: () => waiting.size > 0,
+    acquire(): Promise<Connection | undefined> {
       if (free > 0) {
         free--;
-        return Promise.resolve();
+        return Promise.resolve(undefined);
       }
-      return new Promise<void>((resolve, reject) => {
-        const grant = () => {
+      return new Promise<Connection | undefined>((resolve, reject) => {
+        const grant = (connection: Connection | undefined) => {
           clearTimeout(timer);
-          resolve();
+          resolve(connection);
         };
         const timer = setTimeout(() => {
           waiting.delete(grant);
@@ -144,12 +160,14 @@ function slots(size: number, waitMs: number) {
         waiting.add(grant);
       });
     },
-    release(): void {
+    release(connection?: Connection): void {
       const next = waiting.values().next();
-      if (next.done) free++;
-      else {
+      if (next.done) {
+        free++;
+        if (connection) idle.push(connection);
+      } else {
         waiting.delete(next.value);
-        next.value(); // the slot passes straight to the next waiter
+        next.value(connection);
       }
     },
   };

@@ -48,13 +48,17 @@ export class SmtpConnection {
   /**
    * One mail transaction (RFC 5321 section 3.3). Resolves when the server took responsibility for the
    * message (250 after the data); rejects with the refusing reply, or with the connection's failure.
+   *
+   * With PIPELINING, `handOn` is asked just before the message goes out whether another transaction
+   * will follow on this connection; when it says yes, that transaction's commands go out in the same
+   * write as this message's final dot (RFC 2920 section 3.1), and its replies follow this one's.
    */
-  async send(envelope: { from: string; to: readonly string[] }, raw: string): Promise<void> {
+  async send(envelope: { from: string; to: readonly string[] }, raw: string, handOn?: () => boolean): Promise<void> {
     // Latin-1 writes would cut a character above U+00FF to one byte (U+010A to a bare LF): only ASCII goes out.
     if (NOT_ASCII.test(raw) || NOT_ASCII.test(envelope.from) || envelope.to.some((to) => NOT_ASCII.test(to))) throw new SmtpError('the message is not 7-bit ASCII', 'EMESSAGE');
     // A reply nobody asked for (a 421 as the server shuts down) ends the session (RFC 5321 section 3.8).
     if (this.replies.length) this.fail(new SmtpError(`the server said unasked: ${this.replies[0]!.code} ${this.replies[0]!.text}`.slice(0, 300), 'ECONNECTION'));
-    if (this.failure) throw Object.assign(this.failure, { unanswered: true });
+    if (this.failure) throw this.failure.unansweredCopy();
     const commands = [`MAIL FROM:<${envelope.from}>`, ...envelope.to.map((to) => `RCPT TO:<${to}>`), 'DATA'];
     const replies: Reply[] = [];
     // RFC 2920 section 3.1: with PIPELINING the envelope goes in one write and DATA ends the group.
@@ -80,6 +84,12 @@ export class SmtpConnection {
     }
     // RFC 5321 section 4.5.2: a line starting with a period gets one more; the message ends with CRLF.CRLF.
     const body = raw.replace(/(^|\r\n)\./g, '$1..');
+    // The next sender continues in a microtask: the socket is held until the microtasks have run, so
+    // its envelope joins this write. Its reads queue behind this message's final reply.
+    if (handOn && this.extensions.has('PIPELINING') && handOn()) {
+      this.socket.cork();
+      process.nextTick(() => this.socket.uncork());
+    }
     this.write(`${body}${body.endsWith('\r\n') ? '' : '\r\n'}.\r\n`);
     const final = await this.read();
     if (final.code !== 250) throw replyError(final);
@@ -249,7 +259,7 @@ export class SmtpConnection {
     try {
       return await this.read();
     } catch (error) {
-      throw Object.assign(error as SmtpError, { unanswered: true });
+      throw error instanceof SmtpError ? error.unansweredCopy() : error;
     }
   }
 

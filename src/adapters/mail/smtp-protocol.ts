@@ -38,6 +38,14 @@ export class SmtpError extends Error {
   ) {
     super(message);
   }
+
+  /**
+   * A copy saying this transaction's commands got no answer: the failure itself is shared by every
+   * transaction on the connection, and one further on must not make an earlier one look unanswered.
+   */
+  unansweredCopy(): SmtpError {
+    return Object.assign(new SmtpError(this.message, this.code, this.responseCode), { unanswered: true });
+  }
 }
 
 export interface Reply {
