@@ -5,7 +5,7 @@
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { hostname } from 'node:os';
 import { connect as tlsConnect } from 'node:tls';
-import { asSmtpError, isLoopback, isPositive, NOT_ASCII, replyError, SmtpError, type Reply, type SmtpTarget } from './smtp-protocol.js';
+import { asSmtpError, extensionsOf, isLoopback, isPositive, NOT_ASCII, replyError, SmtpError, type Reply, type SmtpTarget } from './smtp-protocol.js';
 
 export { parseSmtpUrl, SmtpError, type SmtpTarget } from './smtp-protocol.js';
 
@@ -161,15 +161,7 @@ export class SmtpConnection {
       return;
     }
     if (reply.code !== 250) throw replyError(reply);
-    this.extensions = new Map(
-      reply.text
-        .split('\n')
-        .slice(1)
-        .map((line) => {
-          const [keyword = '', ...params] = line.trim().split(/\s+/);
-          return [keyword.toUpperCase(), params.join(' ').toUpperCase()];
-        }),
-    );
+    this.extensions = extensionsOf(reply);
   }
 
   private async authenticate({ user, pass }: { user: string; pass: string }): Promise<void> {
@@ -299,5 +291,4 @@ export class SmtpConnection {
     }
     if (this.pending.length > MAX_PENDING_BYTES) this.fail(new SmtpError('a reply line without an end', 'EPROTOCOL'));
   }
-
 }

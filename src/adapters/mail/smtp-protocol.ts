@@ -62,6 +62,19 @@ export const NOT_ASCII = /[^\x00-\x7f]/;
 
 export const isPositive = (reply: Reply) => reply.code >= 200 && reply.code < 300;
 
+/** The EHLO reply's extensions (RFC 5321 section 4.1.1.1): keyword -> parameters, upper case. */
+export function extensionsOf(ehlo: Reply): Map<string, string> {
+  return new Map(
+    ehlo.text
+      .split('\n')
+      .slice(1)
+      .map((line) => {
+        const [keyword = '', ...params] = line.trim().split(/\s+/);
+        return [keyword.toUpperCase(), params.join(' ').toUpperCase()];
+      }),
+  );
+}
+
 export function asSmtpError(error: unknown): SmtpError {
   if (error instanceof SmtpError) return error;
   const e = error as NodeJS.ErrnoException;
