@@ -2,12 +2,32 @@
 // better-sqlite3 (sqlite-direct.ts); everything else stays in oauth-store.ts on Kysely.
 import type { Selectable } from 'kysely';
 import type { OAuthStore } from '../../ports/oauth-store.js';
+import { activeTokenCache } from './active-token-cache.js';
 import { clientFromRow, TOKEN_COLUMNS_TEXT, tokenFromRow } from './oauth-rows.js';
 import type { OAuthClientsTable, OAuthTokensTable } from './schema.js';
 import type { DirectSqlite } from './sqlite-direct.js';
 
-/** The token endpoint's and the Bearer check's statements on SQLite, run directly (sqlite-direct.ts). */
-export function sqliteOAuthHotPath(direct: DirectSqlite): Pick<OAuthStore, 'getClient' | 'touchClient' | 'saveTokens' | 'getToken'> {
+type Overridden = 'getClient' | 'touchClient' | 'saveTokens' | 'getToken' | 'revokeGrant' | 'rotateRefresh' | 'revokeToken' | 'deleteClient' | 'purgeExpired';
+
+/**
+ * The token endpoint's and the Bearer check's statements on SQLite, run directly (sqlite-direct.ts),
+ * and active access tokens served from memory (active-token-cache.ts): `store`'s writes that can
+ * end a token are wrapped to empty the cache.
+ */
+export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pick<OAuthStore, Overridden> {
+  const cache = activeTokenCache(direct);
+  // Emptied before the write starts and again once it has committed: a token read in between is
+  // dropped before the write's caller hears that it is done.
+  const clearing =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      cache.clear();
+      try {
+        return await write(...args);
+      } finally {
+        cache.clear();
+      }
+    };
   const clientById = () => direct.statement('select * from oauth_clients where client_id = ?');
   const tokenByHash = () => direct.statement('select * from oauth_tokens where token_hash = ?');
   const insertToken = () => direct.statement(`insert into oauth_tokens (${TOKEN_COLUMNS_TEXT}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -27,10 +47,21 @@ export function sqliteOAuthHotPath(direct: DirectSqlite): Pick<OAuthStore, 'getC
       // An access and a refresh token are saved together or not at all.
       await direct.write(tokens.length === 1 ? insertAll : () => direct.atomically(insertAll));
     },
-    getToken: (tokenHash) =>
-      direct.read(() => {
+    getToken(tokenHash) {
+      const held = cache.get(tokenHash);
+      if (held) return Promise.resolve(held);
+      return direct.read(() => {
         const row = tokenByHash().get(tokenHash) as Selectable<OAuthTokensTable> | undefined;
-        return row && tokenFromRow(row);
-      }),
+        if (!row) return undefined;
+        const token = tokenFromRow(row);
+        cache.keep(token);
+        return token;
+      });
+    },
+    revokeGrant: clearing(store.revokeGrant),
+    rotateRefresh: clearing(store.rotateRefresh),
+    revokeToken: clearing(store.revokeToken),
+    deleteClient: clearing(store.deleteClient),
+    purgeExpired: clearing(store.purgeExpired),
   };
 }

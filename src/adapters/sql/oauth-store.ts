@@ -220,5 +220,5 @@ export function sqlOAuthStore(db: Db): OAuthStore {
     },
   };
   const direct = directSqlite(db);
-  return direct ? Object.assign(store, sqliteOAuthHotPath(direct)) : store;
+  return direct ? Object.assign(store, sqliteOAuthHotPath(direct, { ...store })) : store;
 }
