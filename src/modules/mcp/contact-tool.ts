@@ -1,4 +1,5 @@
 // The contact_service tool: the ContactRequest schema minus the browser-only fields, and the same submit path.
+import type * as z from 'zod';
 import { AppError } from '../../errors.js';
 import { ContactRequest } from '../contact/schema.js';
 import { submitInquiry, type ContactDeps } from '../contact/submit.js';
@@ -7,6 +8,7 @@ export const CONTACT_TOOL = 'contact_service';
 
 /** D2: the tool's input is ContactRequest without turnstileToken and website, so limits cannot drift. */
 export const ContactToolInput = ContactRequest.omit({ turnstileToken: true, website: true });
+export type ContactToolInput = z.output<typeof ContactToolInput>;
 
 export const CONTACT_TOOL_DESCRIPTION = [
   'Send a sales, demo or support inquiry to the team behind the community and property management software.',
@@ -37,9 +39,14 @@ export async function callContactTool(deps: ContactDeps, args: unknown, caller: 
     const problems = parsed.error.issues.map((issue) => issue.message).join('; ');
     return failure('invalid_request', `The inquiry was not sent: ${problems}.`);
   }
+  return sendContactTool(deps, parsed.data, caller);
+}
+
+/** The tool with arguments already validated against ContactToolInput (the tools/call fast path). */
+export async function sendContactTool(deps: ContactDeps, input: ContactToolInput, caller: Caller): Promise<ToolResult> {
   try {
     await submitInquiry(deps, {
-      request: parsed.data,
+      request: input,
       channel: 'mcp',
       remoteIp: caller.remoteIp,
       clientId: caller.clientId,
@@ -52,7 +59,7 @@ export async function callContactTool(deps: ContactDeps, args: unknown, caller: 
     throw error;
   }
   return {
-    content: [{ type: 'text', text: `The inquiry from ${parsed.data.name} was delivered to the team; they will reply to ${parsed.data.email}.` }],
+    content: [{ type: 'text', text: `The inquiry from ${input.name} was delivered to the team; they will reply to ${input.email}.` }],
     structuredContent: { ok: true },
   };
 }

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
 import { readIdempotencyKey } from '../contact/routes.js';
-import { callContactTool } from './contact-tool.js';
+import { sendContactTool } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
@@ -76,7 +76,7 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         const caller = { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) };
         const call = fastContactCall(body, headers);
         if (call) {
-          const result = await callContactTool(deps, call.arguments, caller);
+          const result = await sendContactTool(deps, call.arguments, caller);
           return { status: 200, body: toolCallResponse(call, result, SERVER_INFO), contentType: 'application/json' };
         }
         const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });

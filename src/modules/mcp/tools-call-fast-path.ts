@@ -15,7 +15,8 @@ const META_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelc
 export interface FastToolCall {
   era: 'legacy' | 'modern';
   id: string | number;
-  arguments: Record<string, unknown>;
+  /** Validated: the tool's input as its schema outputs it (the locale defaulted). */
+  arguments: ContactToolInput;
 }
 
 /** The call to serve here, or undefined when the SDK must see the request. */
@@ -39,7 +40,7 @@ export function fastContactCall(body: unknown, headers: Headers): FastToolCall |
   // Arguments the tool refuses are answered by the SDK's own validation, word for word.
   const valid = ContactToolInput['~standard'].validate(params.arguments);
   if (valid instanceof Promise || valid.issues) return undefined;
-  return { era: version === LEGACY_VERSION ? 'legacy' : 'modern', id: body.id, arguments: params.arguments };
+  return { era: version === LEGACY_VERSION ? 'legacy' : 'modern', id: body.id, arguments: valid.value };
 }
 
 /**
@@ -47,8 +48,17 @@ export function fastContactCall(body: unknown, headers: Headers): FastToolCall |
  * a 2026-07-28 result also says it is complete and names the server.
  */
 export function toolCallResponse(call: FastToolCall, result: object, serverInfo: object): string {
-  const full = call.era === 'modern' ? { ...result, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } } : result;
-  return `{"result":${JSON.stringify(full)},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+  let json = JSON.stringify(result);
+  // The same members JSON.stringify would add after the result's own, serialized once per server.
+  if (call.era === 'modern') json = `${json.slice(0, -1)}${modernTail(serverInfo)}}`;
+  return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+}
+
+const modernTails = new WeakMap<object, string>();
+function modernTail(serverInfo: object): string {
+  let tail = modernTails.get(serverInfo);
+  if (tail === undefined) modernTails.set(serverInfo, (tail = `,${JSON.stringify({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } }).slice(1, -1)}`));
+  return tail;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
