@@ -49,6 +49,18 @@ describe('a composed message, read back by a mail parser', () => {
     }
   });
 
+  // RFC 5322 section 2.1.1: at most 998 characters a line, not counting its CRLF.
+  it.each([
+    ['a line of 998 characters between LF ends', `a\n${'x'.repeat(998)}\nb`, '7bit'],
+    ['a line of 998 characters between CRLF ends', `a\r\n${'x'.repeat(998)}\r\nb`, '7bit'],
+    ['a last line of 998 characters', `a\n${'x'.repeat(998)}`, '7bit'],
+    ['a line of 999 characters between CRLF ends', `a\r\n${'x'.repeat(999)}\r\nb`, 'base64'],
+    ['a last line of 999 characters', `a\n${'x'.repeat(999)}`, 'base64'],
+    ['a CR before a CRLF', 'a\r\r\nb', 'base64'],
+  ])('sends %s as %s', (_case, text, encoding) => {
+    expect(compose({ text }).raw).toContain(`Content-Transfer-Encoding: ${encoding}\r\n`);
+  });
+
   it('refuses a header or an address that would break out of its line', () => {
     expect(() => compose({ headers: { 'X-A': 'one\r\nBcc: x@evil.example' } })).toThrow(/unsafe header/);
     expect(() => compose({ replyTo: { name: 'A', address: 'a\r\nBcc: x@evil.example@example.com' } })).toThrow(/unsafe address/);

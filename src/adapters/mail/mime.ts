@@ -89,6 +89,8 @@ function text(value: string): string {
 
 /** RFC 2047 B-encoding in words of whole characters, folded one word per line. */
 function encodedWords(value: string): string {
+  // The usual name or subject fits in one word.
+  if (Buffer.byteLength(value) <= ENCODED_WORD_BYTES) return `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=`;
   const words: string[] = [];
   let chunk = '';
   let bytes = 0;
@@ -120,14 +122,28 @@ function rfc5322Date(date: Date): string {
  * 2.1.1), with CRLF line ends; otherwise base64.
  */
 function encodeBody(value: string): { encoding: '7bit' | 'base64'; text: string } {
-  const lines = value.split(/\r?\n/);
-  if (/^[\x00-\x0c\x0e-\x7f]*$/.test(value.replace(/\r\n/g, '\n')) && lines.every((line) => line.length <= 998)) return { encoding: '7bit', text: lines.join(CRLF) };
+  if (!NOT_7BIT.test(value) && !hasLongLine(value)) return { encoding: '7bit', text: value.replace(LINE_END, CRLF) };
   return { encoding: 'base64', text: base64Body(value) };
+}
+
+// Outside 7bit: a character above 127, or a CR not followed by LF.
+const NOT_7BIT = /[^\x00-\x7f]|\r(?!\n)/;
+const LINE_END = /\r?\n/g;
+
+/** Whether a line (between LF or CRLF ends) passes 998 characters; one pass, unlike a regular expression's retries. */
+function hasLongLine(value: string): boolean {
+  for (let start = 0; ; ) {
+    const end = value.indexOf('\n', start);
+    const stop = end === -1 ? value.length : end;
+    if (stop - start - (stop > start && value.charCodeAt(stop - 1) === 13 ? 1 : 0) > 998) return true;
+    if (end === -1) return false;
+    start = end + 1;
+  }
 }
 
 /** base64 in lines of 76 characters (RFC 2045 section 6.8). */
 function base64Body(value: string): string {
-  const encoded = Buffer.from(value.replace(/\r?\n/g, CRLF)).toString('base64');
+  const encoded = Buffer.from(value.replace(LINE_END, CRLF)).toString('base64');
   const lines: string[] = [];
   for (let i = 0; i < encoded.length; i += 76) lines.push(encoded.slice(i, i + 76));
   return lines.join(CRLF);
