@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMTP_CONNECTIONS } from '../../src/adapters/mail/mailers.js';
 import { POOL_SIZE } from '../../src/adapters/sql/postgres.js';
 import { connectionsTo, residentMb } from '../support/process-stats.js';
 import { canRunPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
@@ -109,7 +110,7 @@ describe.skipIf(!canRunPrivatePostgres)('PostgreSQL restarted during a burst', (
     expect(node.child.exitCode).toBeNull();
     // Bounded: the pools replaced their dead connections instead of adding to them.
     expect(await connectionsTo(node.child.pid!, Number(new URL(database.url).port)), 'connections to PostgreSQL').toBeLessThanOrEqual(POOL_SIZE);
-    expect(await connectionsTo(node.child.pid!, Number(new URL(smtp.url).port)), 'connections to the mail server').toBeLessThanOrEqual(5);
+    expect(await connectionsTo(node.child.pid!, Number(new URL(smtp.url).port)), 'connections to the mail server').toBeLessThanOrEqual(SMTP_CONNECTIONS);
     expect(await residentMb(node.child.pid!), 'resident MB after recovery').toBeLessThan(before.rss + 60);
   }, 30_000);
 });

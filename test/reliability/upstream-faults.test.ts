@@ -7,11 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMTP_CONNECTIONS } from '../../src/adapters/mail/mailers.js';
 import { freePort } from '../support/app.js';
 import { connectionsOn, connectionsTo, openSockets, peakConnectionsDuring, residentMb } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, startTricklingSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+
+// The hung server's burst: every pooled connection takes a message, and 7 inquiries wait for one.
+const HUNG = SMTP_CONNECTIONS + 7;
 
 interface Outcome {
   status: number;
@@ -111,17 +115,17 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
   it('answers 502 within 5 s of waiting for a connection plus the 10 s socket timeout when the server takes each message and never answers, even with more inquiries than pooled connections', async () => {
     smtp.mode = 'hang';
     const received = smtp.messages.length;
-    // 12 at once against a pool of 5 connections: none may wait in a queue for others' timeouts (it was 30 s).
-    const { result: hung, peak } = await peakConnectionsDuring(node.child.pid!, smtpPort, burst(node.url, 12, 1));
+    // 7 more at once than the pool's connections: none may wait in a queue for others' timeouts (it was 30 s).
+    const { result: hung, peak } = await peakConnectionsDuring(node.child.pid!, smtpPort, burst(node.url, HUNG, 1));
     expect(statuses(hung)).toEqual(['502 delivery_failed']);
     expect(slowest(hung)).toBeLessThan(16_000);
-    expect(peak, 'connections to the mail server during the burst').toBeLessThanOrEqual(5);
+    expect(peak, 'connections to the mail server during the burst').toBeLessThanOrEqual(SMTP_CONNECTIONS);
     smtp.mode = 'accept';
     expect(statuses(await burst(node.url, 4, 2))).toEqual(['200 ok']);
     // One message per pooled connection reached the wedged server; the 7 answered 502 while waiting
     // for a connection were never handed over, so none arrives late now the server accepts again.
-    expect(smtp.messages.length - received).toBe(5 + 8);
-    accepted += 20;
+    expect(smtp.messages.length - received).toBe(SMTP_CONNECTIONS + 8);
+    accepted += HUNG + 8;
   }, 40_000);
 
   it('answers 502 at once while nothing listens on the mail port, and delivers when the server is back', async () => {
@@ -139,15 +143,15 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
     try {
       const rows = db.prepare('select status, count(*) as n from inquiries group by status order by status').all();
       expect(rows).toEqual([
-        { status: 'failed', n: 40 + 24 + 12 + 16 },
-        { status: 'sent', n: accepted - (40 + 24 + 12 + 16) },
+        { status: 'failed', n: 40 + 24 + HUNG + 16 },
+        { status: 'sent', n: accepted - (40 + 24 + HUNG + 16) },
       ]);
     } finally {
       db.close();
     }
     const after = await footprint(node, { smtp: smtpPort });
     expect(after.others, 'sockets after the faults, besides established connections').toBeLessThanOrEqual(before.others + 1);
-    expect(after.upstream.smtp, 'pooled connections to the mail server').toBeLessThanOrEqual(5);
+    expect(after.upstream.smtp, 'pooled connections to the mail server').toBeLessThanOrEqual(SMTP_CONNECTIONS);
     expect(after.rss, 'resident MB after the faults').toBeLessThan(before.rss + 60);
   });
 });
@@ -240,7 +244,7 @@ describe('a node whose siteverify fails, hangs and answers garbage', () => {
     expect(smtp.messages).toHaveLength(40);
     const after = await footprint(node, upstreams());
     expect(after.others, 'sockets after the faults, besides established connections').toBeLessThanOrEqual(before.others + 1);
-    expect(after.upstream.smtp, 'pooled connections to the mail server').toBeLessThanOrEqual(5);
+    expect(after.upstream.smtp, 'pooled connections to the mail server').toBeLessThanOrEqual(SMTP_CONNECTIONS);
     expect(after.upstream.siteverify, 'pooled connections to siteverify').toBeLessThanOrEqual(16);
     expect(after.rss, 'resident MB after the faults').toBeLessThan(before.rss + 60);
   });
