@@ -90,7 +90,7 @@ function text(value: string): string {
 /** RFC 2047 B-encoding in words of whole characters, folded one word per line. */
 function encodedWords(value: string): string {
   // The usual name or subject fits in one word.
-  if (Buffer.byteLength(value) <= ENCODED_WORD_BYTES) return `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=`;
+  if (value && Buffer.byteLength(value) <= ENCODED_WORD_BYTES) return `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=`;
   const words: string[] = [];
   let chunk = '';
   let bytes = 0;

@@ -19,6 +19,8 @@ export interface DirectSqlite {
   write<T>(run: () => T): Promise<T>;
   /** Runs `run` in a savepoint inside a write: all of its statements, or none. */
   atomically<T>(run: () => T): T;
+  /** Whether a Kysely transaction holds the connection across an await: a statement run now would join it. */
+  readonly inTransaction: boolean;
 }
 
 type Prepare = (text: string) => SQLite.Statement;
@@ -106,6 +108,9 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
   return {
     statement: prepare,
     atomically: (run) => sqlite.transaction(run)(),
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
     read(run) {
       if (sqlite.inTransaction) return whenFree(run);
       try {

@@ -3,7 +3,7 @@
 // beside the e-mail). Only exactly shaped calls whose arguments validate take this path; anything
 // else (other tools, bad arguments, unknown _meta) goes to the SDK, so its answers stay the SDK's.
 // test/mcp/mcp.fast-path.test.ts holds the two answers byte for byte equal.
-import { ContactToolInput } from './contact-tool.js';
+import { ContactToolInput, type ToolResult } from './contact-tool.js';
 
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
 
@@ -45,9 +45,10 @@ export function fastContactCall(body: unknown, headers: Headers): FastToolCall |
 
 /**
  * The JSON-RPC response around a tool result, as the SDK writes it: key order result, jsonrpc, id;
- * a 2026-07-28 result also says it is complete and names the server.
+ * a 2026-07-28 result also says it is complete and names the server. A ToolResult always has its
+ * `content` and never those two members, so they can follow its own as the SDK's spread puts them.
  */
-export function toolCallResponse(call: FastToolCall, result: object, serverInfo: object): string {
+export function toolCallResponse(call: FastToolCall, result: ToolResult, serverInfo: object): string {
   let json = JSON.stringify(result);
   // The same members JSON.stringify would add after the result's own, serialized once per server.
   if (call.era === 'modern') json = `${json.slice(0, -1)}${modernTail(serverInfo)}}`;
