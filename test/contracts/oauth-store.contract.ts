@@ -89,6 +89,8 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
       await store.saveTokens([token('a1'), token('r1', { kind: 'refresh' }), token('other', { grantId: 'g9' })]);
       await store.createGrant(grant('g1'));
       expect(await store.isGrantRevoked('g1')).toBe(false);
+      // Read first, as a node serving Bearer checks has: whatever it keeps must not outlive the revocation.
+      expect((await store.getToken('a1'))?.state).toBe('active');
       await store.revokeGrant('g1', 5);
       expect(await store.isGrantRevoked('g1')).toBe(true);
       expect((await store.getToken('a1'))?.state).toBe('revoked');
@@ -135,11 +137,38 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
     it('deletes a client with everything it holds', async () => {
       await store.createCode(code('c', 'g3'), grant('g3'));
       await store.saveTokens([token('t')]);
+      expect(await store.getClient('c1')).toBeDefined();
+      expect(await store.getToken('t')).toBeDefined();
       expect(await store.deleteClient('c1')).toBe(true);
       expect(await store.getClient('c1')).toBeUndefined();
       expect(await store.getToken('t')).toBeUndefined();
       expect(await store.consumeCode('c', 0)).toBeUndefined();
       expect(await store.deleteClient('c1')).toBe(false);
+    });
+
+    it("records a client's last use, as every later read sees it", async () => {
+      await store.createClient(client('used'));
+      expect((await store.getClient('used'))?.lastUsedAt).toBeNull();
+      await store.touchClient('used', 42);
+      expect((await store.getClient('used'))?.lastUsedAt).toBe(42);
+      expect((await (await fixture.another()).getClient('used'))?.lastUsedAt).toBe(42);
+    });
+
+    it('revokes one token that was read before, leaving the others', async () => {
+      await store.saveTokens([token('gone'), token('kept')]);
+      expect((await store.getToken('gone'))?.state).toBe('active');
+      expect((await store.getToken('kept'))?.state).toBe('active');
+      await store.revokeToken('gone');
+      expect((await store.getToken('gone'))?.state).toBe('revoked');
+      expect((await store.getToken('kept'))?.state).toBe('active');
+    });
+
+    it('purges an expired token that was read before, though no client goes with it', async () => {
+      await store.saveTokens([token('stale', { expiresAt: 5 })]);
+      expect(await store.getToken('stale')).toBeDefined();
+      await store.purgeExpired(10, { neverUsedClientMs: 1e12, unusedClientMs: 1e12 });
+      expect(await store.getToken('stale')).toBeUndefined();
+      expect(await store.getClient('c1')).toBeDefined();
     });
 
     it('purges expired tokens and codes, never-used clients after a day, unused ones after the idle limit', async () => {
@@ -148,6 +177,8 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
       await store.createClient(client('idle', { createdAt: 0, lastUsedAt: 1 * day }));
       await store.createClient(client('busy', { createdAt: 0, lastUsedAt: 10 * day }));
       await store.saveTokens([token('expired', { clientId: 'busy', expiresAt: 5 }), token('live', { clientId: 'busy', expiresAt: 20 * day })]);
+      for (const id of ['c1', 'fresh', 'idle', 'busy']) await store.getClient(id);
+      for (const hash of ['expired', 'live']) await store.getToken(hash);
       const removed = await store.purgeExpired(10.5 * day, { neverUsedClientMs: day, unusedClientMs: 5 * day });
       expect(removed).toBeGreaterThanOrEqual(3);
       expect(await store.getToken('expired')).toBeUndefined();

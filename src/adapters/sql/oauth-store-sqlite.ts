@@ -2,21 +2,23 @@
 // better-sqlite3 (sqlite-direct.ts); everything else stays in oauth-store.ts on Kysely.
 import type { Selectable } from 'kysely';
 import type { OAuthStore } from '../../ports/oauth-store.js';
-import { activeTokenCache } from './active-token-cache.js';
+import { oauthRowCache } from './oauth-row-cache.js';
 import { clientFromRow, TOKEN_COLUMNS_TEXT, tokenFromRow } from './oauth-rows.js';
 import type { OAuthClientsTable, OAuthTokensTable } from './schema.js';
 import type { DirectSqlite } from './sqlite-direct.js';
 
-type Overridden = 'getClient' | 'touchClient' | 'saveTokens' | 'getToken' | 'revokeGrant' | 'rotateRefresh' | 'revokeToken' | 'deleteClient' | 'purgeExpired';
+// Not rotateRefresh: it changes refresh tokens only (used, superseded), which are never held, and ends
+// no access token; a replay that does revokes the grant, which empties the cache.
+type Overridden = 'getClient' | 'touchClient' | 'saveTokens' | 'getToken' | 'revokeGrant' | 'revokeToken' | 'deleteClient' | 'purgeExpired';
 
 /**
  * The token endpoint's and the Bearer check's statements on SQLite, run directly (sqlite-direct.ts),
- * and active access tokens served from memory (active-token-cache.ts): `store`'s writes that can
- * end a token are wrapped to empty the cache.
+ * with active access tokens and clients served from memory (oauth-row-cache.ts): `store`'s writes
+ * that can end a token or a client are wrapped to empty the cache.
  */
 export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pick<OAuthStore, Overridden> {
-  const cache = activeTokenCache(direct);
-  // Emptied before the write starts and again once it has committed: a token read in between is
+  const cache = oauthRowCache(direct);
+  // Emptied before the write starts and again once it has committed: a row read in between is
   // dropped before the write's caller hears that it is done.
   const clearing =
     <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
@@ -32,12 +34,21 @@ export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pic
   const tokenByHash = () => direct.statement('select * from oauth_tokens where token_hash = ?');
   const insertToken = () => direct.statement(`insert into oauth_tokens (${TOKEN_COLUMNS_TEXT}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return {
-    getClient: (clientId) =>
-      direct.read(() => {
+    getClient(clientId) {
+      const held = cache.client(clientId);
+      if (held) return Promise.resolve(held);
+      return direct.read(() => {
         const row = clientById().get(clientId) as Selectable<OAuthClientsTable> | undefined;
-        return row && clientFromRow(row);
-      }),
-    touchClient: (clientId, at) => direct.write(() => void direct.statement('update oauth_clients set last_used_at = ? where client_id = ?').run(at, clientId)),
+        if (!row) return undefined;
+        const client = clientFromRow(row);
+        cache.keepClient(client);
+        return client;
+      });
+    },
+    async touchClient(clientId, at) {
+      await direct.write(() => void direct.statement('update oauth_clients set last_used_at = ? where client_id = ?').run(at, clientId));
+      cache.touched(clientId, at);
+    },
     async saveTokens(tokens) {
       if (!tokens.length) return;
       const insertAll = () => {
@@ -48,18 +59,17 @@ export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pic
       await direct.write(tokens.length === 1 ? insertAll : () => direct.atomically(insertAll));
     },
     getToken(tokenHash) {
-      const held = cache.get(tokenHash);
+      const held = cache.token(tokenHash);
       if (held) return Promise.resolve(held);
       return direct.read(() => {
         const row = tokenByHash().get(tokenHash) as Selectable<OAuthTokensTable> | undefined;
         if (!row) return undefined;
         const token = tokenFromRow(row);
-        cache.keep(token);
+        cache.keepToken(token);
         return token;
       });
     },
     revokeGrant: clearing(store.revokeGrant),
-    rotateRefresh: clearing(store.rotateRefresh),
     revokeToken: clearing(store.revokeToken),
     deleteClient: clearing(store.deleteClient),
     purgeExpired: clearing(store.purgeExpired),
