@@ -2,7 +2,6 @@
 // The `portico` command: parses argv, loads the configuration once, dispatches, sets the exit code.
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { stringify } from 'yaml';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AppError } from './errors.js';
@@ -47,7 +46,9 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise
       const app = await buildApp(deps);
       const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
       await app.close();
-      out.line(values.yaml ? stringify(document, { aliasDuplicateObjects: false }).trimEnd() : JSON.stringify(document, null, 2));
+      // Loaded here only: `portico serve` starts without it (docs/performance.md, "Start").
+      const yaml = values.yaml ? await import('yaml') : undefined;
+      out.line(yaml ? yaml.stringify(document, { aliasDuplicateObjects: false }).trimEnd() : JSON.stringify(document, null, 2));
     });
   }
   // Commands report their own outcome; log lines would only repeat it.

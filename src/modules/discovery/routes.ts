@@ -1,6 +1,6 @@
-// Discovery routes: the OpenAPI document as JSON (two paths) and YAML, built once at start.
+// Discovery routes: the OpenAPI document as JSON (two paths), built once at start, and YAML, built once
+// at its first request.
 import * as z from 'zod';
-import { stringify } from 'yaml';
 import { route, type RouteSpec } from '../../route-spec.js';
 import { cachedDocument } from './cached-document.js';
 import { buildOpenApi, type OpenApiSettings } from './openapi.js';
@@ -12,7 +12,10 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
   let built: object | undefined;
   const document = () => (built ??= buildOpenApi(allRoutes(), settings));
   const json = cachedDocument(() => JSON.stringify(document()), 'application/json; charset=utf-8');
-  const yaml = cachedDocument(() => stringify(document(), { aliasDuplicateObjects: false }), 'application/yaml; charset=utf-8');
+  // Not at start: loading `yaml` and serializing the document with it took about a seventh of the time
+  // to the first /healthz (docs/performance.md, "Start"), for a path few clients ask for.
+  let stringifyYaml: ((value: unknown, options: { aliasDuplicateObjects: boolean }) => string) | undefined;
+  const yaml = cachedDocument(() => stringifyYaml!(document(), { aliasDuplicateObjects: false }), 'application/yaml; charset=utf-8');
   const jsonRoute = (path: string, operationId: string) =>
     route({
       method: 'GET',
@@ -36,8 +39,10 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       tags: ['discovery'],
       cors: 'public',
       responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/yaml', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
-      prepare: yaml.prepare,
-      handler: ({ headers }) => yaml.reply(headers['if-none-match']),
+      async handler({ headers }) {
+        stringifyYaml ??= (await import('yaml')).stringify;
+        return yaml.reply(headers['if-none-match']);
+      },
     }),
   ];
 }
