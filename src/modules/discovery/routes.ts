@@ -2,7 +2,7 @@
 // at its first request.
 import * as z from 'zod';
 import { route, type RouteSpec } from '../../route-spec.js';
-import { cachedDocument } from './cached-document.js';
+import { cachedDocument, type CachedDocument } from './cached-document.js';
 import { buildOpenApi, type OpenApiSettings } from './openapi.js';
 
 const OpenApiDocument = z.looseObject({ openapi: z.literal('3.1.0') }).meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1.0 document.' });
@@ -14,8 +14,9 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
   const json = cachedDocument(() => JSON.stringify(document()), 'application/json; charset=utf-8');
   // Not at start: loading `yaml` and serializing the document with it took about a seventh of the time
   // to the first /healthz (docs/performance.md, "Start"), for a path few clients ask for.
-  let stringifyYaml: ((value: unknown, options: { aliasDuplicateObjects: boolean }) => string) | undefined;
-  const yaml = cachedDocument(() => stringifyYaml!(document(), { aliasDuplicateObjects: false }), 'application/yaml; charset=utf-8');
+  let yaml: Promise<CachedDocument> | undefined;
+  const yamlDocument = () =>
+    (yaml ??= import('yaml').then(({ stringify }) => cachedDocument(() => stringify(document(), { aliasDuplicateObjects: false }), 'application/yaml; charset=utf-8')));
   const jsonRoute = (path: string, operationId: string) =>
     route({
       method: 'GET',
@@ -39,10 +40,7 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       tags: ['discovery'],
       cors: 'public',
       responses: { 200: { description: 'The OpenAPI document.', contentType: 'application/yaml', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
-      async handler({ headers }) {
-        stringifyYaml ??= (await import('yaml')).stringify;
-        return yaml.reply(headers['if-none-match']);
-      },
+      handler: async ({ headers }) => (await yamlDocument()).reply(headers['if-none-match']),
     }),
   ];
 }

@@ -4,8 +4,7 @@ import type { ContactDeps } from '../contact/submit.js';
 import { CONTACT_FORM_MIME, CONTACT_FORM_URI, contactFormHtml } from './ui/contact-form-html.js';
 import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolInput, type Caller } from './contact-tool.js';
 
-// Frozen: the tools/call fast path serializes it once.
-export const SERVER_INFO = Object.freeze({ name: 'portico', title: 'Portico', version: '1.0.0' });
+export const SERVER_INFO = { name: 'portico', title: 'Portico', version: '1.0.0' };
 
 // D2: the app is self-contained, so it asks the host for no network origins at all.
 const UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };

@@ -8,7 +8,7 @@ import { sendContactTool } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
-import { fastContactCall, toolCallResponse } from './tools-call-fast-path.js';
+import { fastContactCall, toolCallResponses } from './tools-call-fast-path.js';
 import { fastToolsListEra, toolsListCache } from './tools-list-fast-path.js';
 
 export const MCP_SCOPE = 'mcp:invoke';
@@ -36,6 +36,7 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
   const toolsList = toolsListCache(handler.fetch, `${settings.publicUrl}/mcp`);
   const hosts = allowedHosts(settings.publicUrl);
   const endpoint = `${settings.publicUrl}/mcp`;
+  const toolCallResponse = toolCallResponses(SERVER_INFO);
   return [
     route({
       method: 'POST',
@@ -77,7 +78,7 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         const call = fastContactCall(body, headers);
         if (call) {
           const result = await sendContactTool(deps, call.arguments, caller);
-          return { status: 200, body: toolCallResponse(call, result, SERVER_INFO), contentType: 'application/json' };
+          return { status: 200, body: toolCallResponse(call, result), contentType: 'application/json' };
         }
         const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
         const response = await handler.fetch(request, { parsedBody: body }, caller);

@@ -48,18 +48,13 @@ export function fastContactCall(body: unknown, headers: Headers): FastToolCall |
  * a 2026-07-28 result also says it is complete and names the server. A ToolResult always has its
  * `content` and never those two members, so they can follow its own as the SDK's spread puts them.
  */
-export function toolCallResponse(call: FastToolCall, result: ToolResult, serverInfo: object): string {
-  let json = JSON.stringify(result);
-  // The same members JSON.stringify would add after the result's own, serialized once per server.
-  if (call.era === 'modern') json = `${json.slice(0, -1)}${modernTail(serverInfo)}}`;
-  return `{"result":${json},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
-}
-
-const modernTails = new WeakMap<object, string>();
-function modernTail(serverInfo: object): string {
-  let tail = modernTails.get(serverInfo);
-  if (tail === undefined) modernTails.set(serverInfo, (tail = `,${JSON.stringify({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } }).slice(1, -1)}`));
-  return tail;
+export function toolCallResponses(serverInfo: object): (call: FastToolCall, result: ToolResult) => string {
+  // The members JSON.stringify would add after the result's own, serialized once.
+  const modernTail = `,${JSON.stringify({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': serverInfo } }).slice(1, -1)}}`;
+  return (call, result) => {
+    const json = JSON.stringify(result);
+    return `{"result":${call.era === 'modern' ? json.slice(0, -1) + modernTail : json},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
+  };
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
