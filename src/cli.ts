@@ -95,6 +95,11 @@ async function check(deps: Deps, out: Output): Promise<void> {
   out.line('ok');
 }
 
+// A reader that stops early (`portico openapi | head`) closes the pipe: the rest of the output is not
+// wanted, so the command goes on quietly, as Unix tools do, instead of dying on an unhandled EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+});
 const out = textOutput((text) => process.stdout.write(text));
 run(process.argv.slice(2), process.env, out).catch((error: unknown) => {
   if (error instanceof ConfigError) process.stderr.write(`portico: invalid configuration: ${error.message}\n`);

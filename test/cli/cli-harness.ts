@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { inquiry, startApp } from '../support/app.js';
 import type { TestSmtpServer } from '../support/smtp-server.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface CliResult {
   code: number | null;

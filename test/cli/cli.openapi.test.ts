@@ -1,9 +1,11 @@
 // `portico openapi [--yaml]` prints the service's OpenAPI 3.1 document as JSON or YAML.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { workspace, type CliResult, type Workspace } from './cli-harness.js';
+import { ROOT, workspace, type CliResult, type Workspace } from './cli-harness.js';
 
 describe('portico openapi', () => {
   let space: Workspace;
@@ -39,5 +41,20 @@ describe('portico openapi', () => {
 
   it('leaves the configured database alone', () => {
     expect(existsSync(join(space.dir, 'p.sqlite'))).toBe(false);
+  });
+
+  it('ends quietly with status 0 when its reader closes the pipe early, as `portico openapi | head` does', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'openapi'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...space.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Like `head` that has already read its lines: nobody reads the pipe any more.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 });
