@@ -104,8 +104,11 @@ export interface OAuthStore {
   /**
    * Rotation bookkeeping when `refresh` is used (D4): its predecessor becomes superseded; other
    * never-used successors of it are superseded too; `refresh` is marked used. Atomic with `issue`.
+   * `refresh` was read before; if since then its grant was revoked, or the token is no longer active,
+   * nothing is written and the answer says why ('revoked' or 'superseded'), so that no token is ever
+   * issued under a revoked grant, whichever of a revocation and a rotation racing it runs first.
    */
-  rotateRefresh(refresh: Token, now: number, issue: Token[]): Promise<void>;
+  rotateRefresh(refresh: Token, now: number, issue: Token[]): Promise<'rotated' | 'revoked' | 'superseded'>;
   revokeToken(tokenHash: string): Promise<void>;
 
   /** Deletes expired consents, codes and tokens, and clients per D6; returns how many rows went. */

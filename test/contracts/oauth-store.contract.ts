@@ -99,9 +99,10 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
     });
 
     it('rotates a refresh token: the predecessor and unused siblings are superseded, the new tokens stored', async () => {
+      await store.createGrant(grant('g1'));
       await store.saveTokens([token('r0', { kind: 'refresh', usedAt: 1 }), token('r1', { kind: 'refresh', previousHash: 'r0' }), token('lost', { kind: 'refresh', previousHash: 'r1' })]);
       const r1 = (await store.getToken('r1'))!;
-      await store.rotateRefresh(r1, 7, [token('a2'), token('r2', { kind: 'refresh', previousHash: 'r1' })]);
+      expect(await store.rotateRefresh(r1, 7, [token('a2'), token('r2', { kind: 'refresh', previousHash: 'r1' })])).toBe('rotated');
       expect((await store.getToken('r0'))?.state).toBe('superseded');
       expect((await store.getToken('lost'))?.state).toBe('superseded');
       expect(await store.getToken('r1')).toMatchObject({ state: 'active', usedAt: 7 });
@@ -121,6 +122,7 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
     // D4: a retried refresh may mint a second successor, and then the first one is superseded, whichever node ran first.
     it('leaves exactly one active successor when two nodes rotate one refresh token at once', async () => {
       const other = await fixture.another();
+      await store.createGrant(grant('g1'));
       for (let i = 0; i < 10; i++) {
         await store.saveTokens([token(`p${i}`, { kind: 'refresh' })]);
         const presented = (await store.getToken(`p${i}`))!;
@@ -131,6 +133,48 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
         const states = [(await store.getToken(`a${i}`))!.state, (await store.getToken(`b${i}`))!.state].sort();
         expect(states).toEqual(['active', 'superseded']);
         expect(await store.getToken(`p${i}`)).toMatchObject({ state: 'active', usedAt: 5 });
+      }
+    });
+
+    it('rotates nothing when the grant was revoked after the refresh token was read', async () => {
+      await store.createGrant(grant('g1'));
+      await store.saveTokens([token('r1', { kind: 'refresh' })]);
+      const r1 = (await store.getToken('r1'))!;
+      await store.revokeGrant('g1', 5);
+      expect(await store.rotateRefresh(r1, 6, [token('a2'), token('r2', { kind: 'refresh', previousHash: 'r1' })])).toBe('revoked');
+      expect(await store.getToken('a2')).toBeUndefined();
+      expect(await store.getToken('r2')).toBeUndefined();
+    });
+
+    it('rotates nothing when the refresh token was superseded after it was read, and says so', async () => {
+      await store.createGrant(grant('g1'));
+      await store.saveTokens([token('r1', { kind: 'refresh' }), token('r2', { kind: 'refresh', previousHash: 'r1' })]);
+      const stale = (await store.getToken('r1'))!;
+      // r2, the successor, is used: r1 is superseded from then on.
+      expect(await store.rotateRefresh((await store.getToken('r2'))!, 6, [token('r3', { kind: 'refresh', previousHash: 'r2' })])).toBe('rotated');
+      expect(await store.rotateRefresh(stale, 7, [token('x', { kind: 'refresh', previousHash: 'r1' })])).toBe('superseded');
+      expect(await store.getToken('x')).toBeUndefined();
+    });
+
+    it('rotates nothing for a refresh token whose grant is unknown', async () => {
+      await store.saveTokens([token('orphan', { kind: 'refresh', grantId: 'gone' })]);
+      const orphan = (await store.getToken('orphan'))!;
+      expect(await store.rotateRefresh(orphan, 6, [token('a2', { grantId: 'gone' })])).toBe('revoked');
+      expect(await store.getToken('a2')).toBeUndefined();
+    });
+
+    it('leaves no active token under a grant that one node revokes while another rotates its refresh token', async () => {
+      const other = await fixture.another();
+      for (let i = 0; i < 10; i++) {
+        await store.createGrant(grant(`gv${i}`));
+        await store.saveTokens([token(`p${i}`, { kind: 'refresh', grantId: `gv${i}` })]);
+        const presented = (await other.getToken(`p${i}`))!;
+        const [, outcome] = await Promise.all([
+          store.revokeGrant(`gv${i}`, 5),
+          other.rotateRefresh(presented, 5, [token(`a${i}`, { grantId: `gv${i}` }), token(`n${i}`, { kind: 'refresh', grantId: `gv${i}`, previousHash: `p${i}` })]),
+        ]);
+        expect(['rotated', 'revoked']).toContain(outcome);
+        for (const hash of [`p${i}`, `a${i}`, `n${i}`]) expect((await store.getToken(hash))?.state ?? 'absent').not.toBe('active');
       }
     });
 

@@ -1,6 +1,6 @@
 // OAuthStore over Kysely: clients, consents, codes, grants and tokens, keyed by SHA-256 hashes.
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { OAuthStore, Token } from '../../ports/oauth-store.js';
+import type { OAuthStore, Token, TokenState } from '../../ports/oauth-store.js';
 import { batchedWrites } from './batched-writes.js';
 import type { Db } from './database.js';
 import { clientFromRow, clientToRow, grantToRow, TOKEN_COLUMNS_TEXT, tokenFromRow, tokenToRow } from './oauth-rows.js';
@@ -156,9 +156,16 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       return rows[0] && tokenFromRow(rows[0]);
     },
     async rotateRefresh(refresh, now, issue) {
-      await db.transaction().execute(async (trx) => {
-        // First, and unconditional: on PostgreSQL this takes the row lock, so a second node rotating the
-        // same token waits here and then sees this rotation's successors (and supersedes them, D4).
+      return db.transaction().execute(async (trx) => {
+        // First, the grant row, written to itself: on PostgreSQL the row lock orders this rotation against
+        // a revocation (revokeGrantIn writes the same row first) and against a second node rotating the same
+        // token, which waits here and then sees this rotation's successors (and supersedes them, D4).
+        // The caller read `refresh` before this transaction; what it read may have changed since.
+        const { rows: grants } = await sql<{ revoked_at: number | null }>`update oauth_grants set revoked_at = revoked_at where grant_id = ${refresh.grantId} returning revoked_at`.execute(trx);
+        if (grants[0]?.revoked_at !== null) return 'revoked';
+        const { rows: tokens } = await sql<{ state: TokenState }>`select state from oauth_tokens where token_hash = ${refresh.tokenHash}`.execute(trx);
+        const state = tokens[0]?.state ?? 'revoked';
+        if (state !== 'active') return state;
         await trx.updateTable('oauth_tokens').set({ used_at: sql`coalesce(used_at, ${now})` }).where('token_hash', '=', refresh.tokenHash).execute();
         if (refresh.previousHash) {
           await trx.updateTable('oauth_tokens').set({ state: 'superseded' }).where('token_hash', '=', refresh.previousHash).where('state', '=', 'active').execute();
@@ -172,6 +179,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
           .where('state', '=', 'active')
           .execute();
         await trx.insertInto('oauth_tokens').values(issue.map(tokenToRow)).execute();
+        return 'rotated';
       });
     },
     async revokeToken(tokenHash) {

@@ -13,13 +13,7 @@ export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params:
   const now = deps.clock.now();
   const refresh = await deps.store.getToken(tokenKey(params.refresh_token));
   if (!refresh || refresh.kind !== 'refresh' || refresh.clientId !== client.clientId) throw invalidGrant('the refresh token is unknown');
-  if (refresh.state === 'superseded') {
-    // An older token of a rotated chain came back: someone holds a copy. End the whole grant.
-    await deps.store.revokeGrant(refresh.grantId, now);
-    deps.log.warn({ client: client.clientId }, 'refresh token reused after rotation; its grant is revoked');
-    throw invalidGrant('the refresh token was already rotated; the grant is revoked');
-  }
-  if (refresh.state === 'revoked') throw invalidGrant('the refresh token is revoked');
+  if (refresh.state !== 'active') return refused(deps, client, refresh.grantId, refresh.state);
   if (refresh.expiresAt <= now) throw invalidGrant('the refresh token has expired');
   // Section 6: a narrower scope may be asked for, never a wider one.
   const scopes = grantedScopes(params.scope, refresh.scope);
@@ -36,6 +30,16 @@ export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params:
   });
   // The successor keeps the grant's full scope so that narrowing once does not narrow forever.
   rows[1]!.scope = refresh.scope;
-  await deps.store.rotateRefresh(refresh, now, rows);
+  // The store checks again inside its transaction: a revocation or a rotation may have run since the read.
+  const outcome = await deps.store.rotateRefresh(refresh, now, rows);
+  if (outcome !== 'rotated') return refused(deps, client, refresh.grantId, outcome);
   return response;
+}
+
+async function refused(deps: OAuthDeps, client: Client, grantId: string, state: 'revoked' | 'superseded'): Promise<never> {
+  if (state === 'revoked') throw invalidGrant('the refresh token is revoked');
+  // An older token of a rotated chain came back: someone holds a copy. End the whole grant.
+  await deps.store.revokeGrant(grantId, deps.clock.now());
+  deps.log.warn({ client: client.clientId }, 'refresh token reused after rotation; its grant is revoked');
+  throw invalidGrant('the refresh token was already rotated; the grant is revoked');
 }
