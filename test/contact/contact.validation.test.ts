@@ -61,6 +61,13 @@ describe('POST /api/contact validation', () => {
     for (const field of ['name', 'email', 'message', 'privacy']) expect(error_description).toContain(field);
   });
 
+  it('escapes what the request put in the description, so the error body is always valid JSON', async () => {
+    const key = 'quote" backslash\\ tab\t nul\u0000 lone\ud800 ñ';
+    const response = await api.post('/api/contact', `{${JSON.stringify(key)}: 1, "name":"A","email":"a@example.com","message":"m","privacy":true}`);
+    await expectRejected(response.clone(), 400, 'invalid_request');
+    expect((await response.json()).error_description).toBe(`unknown field: ${key}`);
+  });
+
   it.each([
     ['a JSON array', '[]'],
     ['a JSON string', '"hello"'],

@@ -4,8 +4,15 @@ import * as z from 'zod';
 export const LOCALES = ['es', 'en', 'ca', 'ru', 'eu', 'gl'] as const;
 export type Locale = (typeof LOCALES)[number];
 
-// Characters, as the contract and JSON Schema count them: code points, not UTF-16 units.
-const characters = (value: string) => [...value].length;
+// Characters, as the contract and JSON Schema count them: code points, not UTF-16 units. A string of at
+// most `max` UTF-16 units is within the limit whatever it holds, so only longer ones are counted
+// (spreading every string into an array of code points was 2% of the 400 path's instructions).
+const atMostCharacters = (value: string, max: number) => value.length <= max || codePoints(value) <= max;
+const codePoints = (value: string) => {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+};
 // No C0/C1 controls and no line or paragraph separators in single-line fields (header safety).
 const SINGLE_LINE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u;
 // Multi-line text keeps tabs and line breaks; other C0 controls (NUL among them) are never prose.
@@ -17,7 +24,7 @@ const text = (max: number, what: string) =>
   z
     .string({ error: `${what} must be a string` })
     .refine((value) => value.trim().length > 0, `${what} must not be empty`)
-    .refine((value) => characters(value) <= max, `${what} must be at most ${max} characters`)
+    .refine((value) => atMostCharacters(value, max), `${what} must be at most ${max} characters`)
     .meta({ minLength: 1, maxLength: max });
 
 export const ContactRequest = z
