@@ -63,6 +63,7 @@ describe('a composed message, read back by a mail parser', () => {
 
   it('refuses a header or an address that would break out of its line', () => {
     expect(() => compose({ headers: { 'X-A': 'one\r\nBcc: x@evil.example' } })).toThrow(/unsafe header/);
+    for (const name of ['X A', 'X-A:B', 'X-A\r\nBcc', '']) expect(() => compose({ headers: { [name]: 'v' } })).toThrow(/unsafe header/);
     expect(() => compose({ replyTo: { name: 'A', address: 'a\r\nBcc: x@evil.example@example.com' } })).toThrow(/unsafe address/);
   });
 });

@@ -22,29 +22,33 @@ const QUOTABLE = /^[\x20-\x7e]*$/;
 // A header value of printable ASCII that fits on a line is written as it is.
 const PLAIN_TEXT = /^[\x20-\x7e]{0,900}$/;
 
+// RFC 5322 section 2.2: a field name is printable ASCII but the colon; a line break would end the
+// header section.
+const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+const LINE_BREAK = /[\r\n]/;
+
 export function composeMime(message: MailMessage, options: { messageId: string; date: Date }): ComposedMail {
-  for (const [name, value] of Object.entries(message.headers)) {
-    // Our own headers, but a line break would end the header section (RFC 5322 section 2.2).
-    if (/[\r\n]/.test(name + value) || !/^[\x21-\x39\x3b-\x7e]+$/.test(name)) throw new Error(`unsafe header ${JSON.stringify(name)}`);
+  let extra = '';
+  for (const name in message.headers) {
+    const value = message.headers[name]!;
+    // Our own headers, but never written unchecked.
+    if (!FIELD_NAME.test(name) || LINE_BREAK.test(value)) throw new Error(`unsafe header ${JSON.stringify(name)}`);
+    extra += `${name}: ${value}${CRLF}`;
   }
+  const from = mailbox(message.from.address);
+  const to = mailbox(message.to.address);
   const body = encodeBody(message.text);
-  const headers = [
-    `From: ${address(message.from)}`,
-    `To: ${address(message.to)}`,
-    `Reply-To: ${address(message.replyTo)}`,
-    `Subject: ${text(message.subject)}`,
-    `Date: ${rfc5322Date(options.date)}`,
-    `Message-ID: ${options.messageId}`,
-    'MIME-Version: 1.0',
-    ...Object.entries(message.headers).map(([name, value]) => `${name}: ${value}`),
-    'Content-Type: text/plain; charset=utf-8',
-    `Content-Transfer-Encoding: ${body.encoding}`,
-  ];
-  return {
-    envelope: { from: mailbox(message.from.address), to: [mailbox(message.to.address)] },
-    messageId: options.messageId,
-    raw: `${headers.join(CRLF)}${CRLF}${CRLF}${body.text}`,
-  };
+  const raw =
+    `From: ${address(message.from.name, from)}${CRLF}` +
+    `To: ${address(message.to.name, to)}${CRLF}` +
+    `Reply-To: ${address(message.replyTo.name, mailbox(message.replyTo.address))}${CRLF}` +
+    `Subject: ${text(message.subject)}${CRLF}` +
+    `Date: ${rfc5322Date(options.date)}${CRLF}` +
+    `Message-ID: ${options.messageId}${CRLF}` +
+    `MIME-Version: 1.0${CRLF}${extra}` +
+    `Content-Type: text/plain; charset=utf-8${CRLF}` +
+    `Content-Transfer-Encoding: ${body.encoding}${CRLF}${CRLF}${body.text}`;
+  return { envelope: { from, to: [to] }, messageId: options.messageId, raw };
 }
 
 // The same few domains recur (ours, the team's, common mail providers): their ASCII forms are kept.
@@ -61,20 +65,24 @@ export function asciiDomain(domain: string): string {
   return ascii;
 }
 
+// A local part that needs no quoting in a header or an envelope (RFC 5321 section 4.1.2, dot-string).
+const LOCAL_PART = /^[\x21-\x7e]+$/;
+const LOCAL_PART_SPECIALS = /[<>"\\,;:@\s]/;
+
 /** `local@domain` with the domain in its ASCII (punycode) form (RFC 5890). */
 function mailbox(addr: string): string {
   const at = addr.lastIndexOf('@');
   const local = addr.slice(0, at);
   // Addresses are validated before they get here; this guards the header and the envelope anyway.
-  if (at < 1 || !/^[\x21-\x7e]+$/.test(local) || /[<>"\\,;:@\s]/.test(local)) throw new Error('unsafe address');
+  if (at < 1 || !LOCAL_PART.test(local) || LOCAL_PART_SPECIALS.test(local)) throw new Error('unsafe address');
   const domain = asciiDomain(addr.slice(at + 1));
   if (!domain) throw new Error('unsafe address');
   return `${local}@${domain}`;
 }
 
 /** RFC 5322 section 3.4 name-addr: the display name quoted, or as encoded-words when not ASCII. */
-function address({ name, address: addr }: MailAddress): string {
-  const box = `<${mailbox(addr)}>`;
+function address(name: MailAddress['name'], mailboxAddress: string): string {
+  const box = `<${mailboxAddress}>`;
   if (!name) return box;
   if (name.length <= 60 && ATOMS.test(name)) return `${name} ${box}`;
   if (name.length <= 60 && QUOTABLE.test(name)) return `"${name.replace(/["\\]/g, '\\$&')}" ${box}`;
