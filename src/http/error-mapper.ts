@@ -30,7 +30,7 @@ const errorBody = (problem: Problem) => `{"error":"${problem.code}","error_descr
 function jsonString(value: string): string {
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i);
-    // Controls, quotation mark, reverse solidus, and surrogates (a lone one is escaped as \uXXXX).
+    // Controls, quotation mark, reverse solidus, and surrogates (JSON.stringify writes a lone one as a \u escape).
     if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(value);
   }
   return `"${value}"`;
