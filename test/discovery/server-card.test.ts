@@ -1,18 +1,15 @@
-// The MCP Server Card at both addresses: the SEP-2127 shape, our endpoint, and revalidation by ETag.
+// The MCP Server Card at both addresses, valid against the extension's own schema, and the AI Catalog that lists it.
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { startApp, type TestApp } from '../support/app.js';
 
-// The card's required shape, written from the experimental-ext-server-card schema (v2).
-const ServerCard = z.object({
-  $schema: z.literal('https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json'),
-  name: z.string().min(3).max(200).regex(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/),
-  version: z.string().max(255),
-  description: z.string().min(1).max(100),
-  title: z.string().min(1).max(100).optional(),
-  websiteUrl: z.url().optional(),
-  remotes: z.array(z.object({ type: z.enum(['streamable-http', 'sse']), url: z.string().regex(/^https?:\/\/\S+$/), supportedProtocolVersions: z.array(z.string()).optional() })).optional(),
-}).strict();
+const schema = JSON.parse(readFileSync(new URL('./vendor/server-card.schema.json', import.meta.url), 'utf8'));
+const ajv = new Ajv2020({ allErrors: true, strict: false });
+(addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+ajv.addSchema(schema, 'server-card.schema.json');
+const validateCard = ajv.getSchema('server-card.schema.json#/$defs/ServerCard')!;
 
 describe('the MCP server card', () => {
   let api: TestApp;
@@ -21,14 +18,36 @@ describe('the MCP server card', () => {
   });
   afterAll(() => api.close());
 
-  it.each(['/.well-known/mcp/server-card.json', '/mcp/server-card'])('is served at %s, valid, naming our /mcp endpoint', async (path) => {
+  it.each([
+    ['/mcp/server-card', 'application/mcp-server-card+json; charset=utf-8'],
+    ['/.well-known/mcp/server-card.json', 'application/json; charset=utf-8'],
+  ])('is served at %s as %s, valid against the v1 schema, naming our /mcp endpoint', async (path, contentType) => {
     const response = await fetch(`${api.url}${path}`);
     expect(response.status).toBe(200);
-    const card = ServerCard.parse(await response.json());
+    expect(response.headers.get('content-type')).toBe(contentType);
+    const card = await response.json();
+    expect(validateCard(card), JSON.stringify(validateCard.errors)).toBe(true);
+    expect(card.$schema).toBe('https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json');
     expect(card.name).toBe('example.portico.api/portico');
     expect(card.remotes).toEqual([{ type: 'streamable-http', url: 'https://api.portico.example/mcp', supportedProtocolVersions: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'] }]);
     expect(response.headers.get('cache-control')).toBe('public, max-age=3600');
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
+  });
+
+  it('is refused by the schema with the retired v2 $schema URL (the validator can fail)', async () => {
+    const card = await (await fetch(`${api.url}/mcp/server-card`)).json();
+    expect(validateCard({ ...card, $schema: 'https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json' })).toBe(false);
+  });
+
+  it('is listed by the AI Catalog at /.well-known/ai-catalog.json, by the recommended URL', async () => {
+    const response = await fetch(`${api.url}/.well-known/ai-catalog.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/ai-catalog+json; charset=utf-8');
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await response.json()).toEqual({
+      specVersion: '1.0',
+      entries: [{ identifier: 'urn:air:api.portico.example:mcp:portico', type: 'application/mcp-server-card+json', url: 'https://api.portico.example/mcp/server-card' }],
+    });
   });
 
   it('answers 304 to a revalidation with its ETag, and 200 to a stale one', async () => {

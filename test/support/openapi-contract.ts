@@ -133,7 +133,8 @@ const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/'
 
 function parseBody(mediaType: string, body: string): { value?: unknown; error?: string } {
   try {
-    if (mediaType === 'application/json') return { value: JSON.parse(body) };
+    // application/json and the structured +json media types (RFC 6839 section 3.1).
+    if (mediaType === 'application/json' || mediaType.endsWith('+json')) return { value: JSON.parse(body) };
     if (mediaType === 'application/yaml') return { value: parseYaml(body) };
     return { value: body };
   } catch (error) {

@@ -1,20 +1,28 @@
-// The MCP Server Card (SEP-2127): who we are and how to connect, for clients before they connect (D12).
+// The MCP Server Card (SEP-2127, the experimental-ext-server-card extension): who we are and how to connect,
+// for clients before they connect (D12), and the AI Catalog that lists it.
 import * as z from 'zod';
 import { route, type RouteSpec } from '../../route-spec.js';
 import { cachedDocument } from './cached-document.js';
 
 export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
-const SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json';
+// The card schema is the v1 family, edited in place; a breaking change would start v2.
+const SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+const CARD_MEDIA_TYPE = 'application/mcp-server-card+json';
+const CATALOG_MEDIA_TYPE = 'application/ai-catalog+json';
+/** docs/discovery.md of the extension: the card sits at the streamable-HTTP endpoint's URL plus /server-card. */
+const CARD_PATH = '/mcp/server-card';
 
 const ServerCardDocument = z.looseObject({ $schema: z.string(), name: z.string(), version: z.string(), description: z.string() }).meta({ id: 'ServerCard' });
+const AiCatalogDocument = z.looseObject({ specVersion: z.string(), entries: z.array(z.looseObject({ identifier: z.string(), type: z.string() })) }).meta({ id: 'AiCatalog' });
+
+/** Reverse-DNS namespace of our host: api.example.com -> com.example.api. */
+const namespaceOf = (publicUrl: string) =>
+  new URL(publicUrl).hostname.replace(/^\[|\]$/g, '').split('.').reverse().join('.').replace(/[^a-zA-Z0-9.-]/g, '-');
 
 export function serverCard(publicUrl: string): object {
-  const url = new URL(publicUrl);
-  // Reverse-DNS namespace of our host, then the server's name: api.example.com -> com.example.api/portico.
-  const namespace = url.hostname.replace(/^\[|\]$/g, '').split('.').reverse().join('.').replace(/[^a-zA-Z0-9.-]/g, '-');
   return {
     $schema: SCHEMA,
-    name: `${namespace}/portico`,
+    name: `${namespaceOf(publicUrl)}/portico`,
     version: '1.0.0',
     title: 'Portico',
     description: 'Send sales, demo and support inquiries to the team of a community management product.',
@@ -23,19 +31,32 @@ export function serverCard(publicUrl: string): object {
   };
 }
 
+/** The AI Catalog (specVersion 1.0): one entry, our card, by URL, with an identifier of the urn:air form. */
+export function aiCatalog(publicUrl: string): object {
+  const host = new URL(publicUrl).hostname.replace(/^\[|\]$/g, '');
+  return { specVersion: '1.0', entries: [{ identifier: `urn:air:${host}:mcp:portico`, type: CARD_MEDIA_TYPE, url: `${publicUrl}${CARD_PATH}` }] };
+}
+
 export function serverCardRoutes(publicUrl: string): RouteSpec[] {
-  const document = cachedDocument(() => JSON.stringify(serverCard(publicUrl)), 'application/json; charset=utf-8');
-  const card = (path: string, operationId: string) =>
-    route({
+  const cardJson = () => JSON.stringify(serverCard(publicUrl));
+  const documentRoute = (path: string, operationId: string, summary: string, mediaType: string, schema: z.ZodType, build: () => string) => {
+    const document = cachedDocument(build, `${mediaType}; charset=utf-8`);
+    return route({
       method: 'GET',
       path,
       operationId,
-      summary: 'The MCP Server Card (SEP-2127)',
+      summary,
       tags: ['discovery', 'mcp'],
       cors: 'public',
-      responses: { 200: { description: 'The server card.', schema: ServerCardDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
+      responses: { 200: { description: summary, contentType: mediaType, schema, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: document.prepare,
       handler: ({ headers }) => document.reply(headers['if-none-match']),
     });
-  return [card('/.well-known/mcp/server-card.json', 'getServerCard'), card('/mcp/server-card', 'getServerCardAtEndpoint')];
+  };
+  return [
+    documentRoute(CARD_PATH, 'getServerCardAtEndpoint', 'The MCP Server Card (SEP-2127)', CARD_MEDIA_TYPE, ServerCardDocument, cardJson),
+    // The contract's address; the extension now recommends the one above, which the catalog names.
+    documentRoute('/.well-known/mcp/server-card.json', 'getServerCard', 'The MCP Server Card (SEP-2127), at its well-known address', 'application/json', ServerCardDocument, cardJson),
+    documentRoute('/.well-known/ai-catalog.json', 'getAiCatalog', 'The AI Catalog listing the MCP Server Card', CATALOG_MEDIA_TYPE, AiCatalogDocument, () => JSON.stringify(aiCatalog(publicUrl))),
+  ];
 }
