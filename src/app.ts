@@ -13,6 +13,7 @@ import { discoveryRoutes, protectedResources } from './modules/discovery/metadat
 import { openApiRoutes } from './modules/discovery/routes.js';
 import { serverCardRoutes } from './modules/discovery/server-card.js';
 import { mcpRoutes } from './modules/mcp/routes.js';
+import { metadataDocuments } from './modules/oauth/metadata-documents.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import type { RouteSpec } from './route-spec.js';
@@ -63,9 +64,21 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     ...healthRoutes({ probes: { database: () => deps.inquiries.ping() } }),
     ...contactRoutes(contactDeps(deps)),
     ...mcpRoutes(contactDeps(deps), { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins }),
-    ...oauthRoutes({ store: deps.oauth, clock: deps.clock, random: deps.random, issuer: config.publicUrl, resources, log: deps.logger }),
+    ...oauthRoutes({
+      store: deps.oauth,
+      clock: deps.clock,
+      random: deps.random,
+      issuer: config.publicUrl,
+      resources,
+      log: deps.logger,
+      metadataDocuments: deps.clientMetadata && metadataDocuments(deps.clientMetadata, deps.clock, config.cimd),
+    }),
   );
-  routes.push(...discoveryRoutes(() => routes, config.publicUrl), ...serverCardRoutes(config.publicUrl), ...openApiRoutes(config, () => routes));
+  routes.push(
+    ...discoveryRoutes(() => routes, config.publicUrl, { clientIdMetadataDocuments: deps.clientMetadata !== undefined }),
+    ...serverCardRoutes(config.publicUrl),
+    ...openApiRoutes(config, () => routes),
+  );
   routes.push(...docsRoutes());
   const inFlight = new InFlight();
   const methodsByPath = mountRoutes(app, routes, {

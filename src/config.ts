@@ -1,6 +1,7 @@
 // The service's configuration: parsed once from an environment map into a frozen, typed Config.
 import { isIP } from 'node:net';
 import * as z from 'zod';
+import { parseCimd, type CimdSettings } from './config-cimd.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
 export const APP_ENVS = ['development', 'sandbox', 'production'] as const;
@@ -34,6 +35,8 @@ export interface Config {
   mcpAllowedOrigins: readonly string[] | '*';
   rateLimits: RateLimits;
   logLevel: string;
+  /** Client ID metadata documents (D13). */
+  cimd: CimdSettings;
 }
 
 /** Thrown for a bad environment; its message is the one line an operator sees. */
@@ -114,6 +117,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     mcpAllowedOrigins,
     rateLimits,
     logLevel,
+    cimd: parseCimd(read, fail),
   });
 }
 

@@ -7,6 +7,7 @@ import { openDatabase, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
 import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
 import { migrateToLatest } from './adapters/sql/migrations.js';
+import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
 import { outboxMailer, smtpMailer } from './adapters/mail/mailers.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
@@ -14,6 +15,7 @@ import { SharedLocalStore } from './http/shared-local-store.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
+import type { ClientMetadataFetcher } from './ports/client-metadata.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { HumanCheck } from './ports/human-check.js';
 import type { InquiryStore } from './ports/inquiry-store.js';
@@ -32,6 +34,8 @@ export interface Deps {
   mailer: Mailer;
   humanCheck: HumanCheck | undefined;
   tokens: TokenVerifier;
+  /** Fetches client ID metadata documents (D13); undefined when CIMD=off. */
+  clientMetadata: ClientMetadataFetcher | undefined;
   /** @fastify/rate-limit's store: counters in Redis shared by every node (REDIS_URL), else in this process. */
   rateLimitStore: FastifyRateLimitStoreCtor;
   close(): Promise<void>;
@@ -44,6 +48,10 @@ export interface DepsOptions {
   logDestination?: pino.DestinationStream;
   outboxDir?: string;
   humanCheckTimeoutMs?: number;
+  /** How metadata document hosts are resolved (tests answer as a rebinding DNS server would); the system's by default. */
+  resolveHost?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** A CA (PEM) the metadata document fetch trusts besides Node's, for tests in one process. */
+  metadataDocumentCa?: string;
 }
 
 export async function buildDeps(config: Readonly<Config>, options: DepsOptions = {}): Promise<Deps> {
@@ -68,6 +76,13 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     timeoutMs: options.humanCheckTimeoutMs ?? 3_000,
     random,
   });
+  const { cimd } = config;
+  if (cimd.enabled && cimd.allowPrivateNetworks) {
+    logger.warn('CIMD_ALLOW_PRIVATE_NETWORKS=true: client ID metadata documents may be fetched from loopback and private addresses (SSRF guard off); use it only for tests and private deployments');
+  }
+  const clientMetadata = cimd.enabled
+    ? httpsMetadataFetcher({ timeoutMs: cimd.fetchTimeoutMs, maxBytes: METADATA_DOCUMENT_MAX_BYTES, allowPrivateNetworks: cimd.allowPrivateNetworks, resolve: options.resolveHost, extraCa: options.metadataDocumentCa })
+    : undefined;
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? join('data', 'outbox'));
   return {
     config,
@@ -80,15 +95,20 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     mailer,
     humanCheck,
     tokens: storedTokenVerifier(oauth, clock),
+    clientMetadata,
     rateLimitStore: (sharedLimits?.Store ?? SharedLocalStore) as unknown as FastifyRateLimitStoreCtor,
     async close() {
       humanCheck?.close();
+      clientMetadata?.close();
       await mailer.close();
       await sharedLimits?.close();
       await db.destroy();
     },
   };
 }
+
+// draft-ietf-oauth-client-id-metadata-document: documents are small; 5 KB bounds what a fetch may hold.
+const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 
 export function contactDeps(deps: Deps): ContactDeps {
   const { appEnv, mailFrom, mailTo } = deps.config;

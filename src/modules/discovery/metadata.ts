@@ -17,7 +17,12 @@ export function protectedResources(routes: readonly RouteSpec[], publicUrl: stri
   return [...seen.values()];
 }
 
-export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer: string): object {
+export interface AuthorizationServerFeatures {
+  /** D13: an https client_id names a client ID metadata document. */
+  clientIdMetadataDocuments: boolean;
+}
+
+export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer: string, features: AuthorizationServerFeatures): object {
   const endpoints = Object.fromEntries(routes.filter((r) => r.advertiseAs).map((r) => [r.advertiseAs, `${issuer}${r.path}`]));
   return {
     issuer,
@@ -32,10 +37,13 @@ export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer
     authorization_response_iss_parameter_supported: true,
     ui_locales_supported: LOCALES,
     service_documentation: `${issuer}/openapi.json`,
+    // draft-ietf-oauth-client-id-metadata-document section 5; `none` stays in the auth methods above,
+    // which is how documented (public) clients authenticate.
+    ...(features.clientIdMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
   };
 }
 
-export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: string): RouteSpec[] {
+export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: string, features: AuthorizationServerFeatures): RouteSpec[] {
   const documentRoute = (path: string, operationId: string, summary: string, build: () => object) => {
     const document = cachedDocument(() => JSON.stringify(build()), 'application/json; charset=utf-8');
     return route({
@@ -61,7 +69,7 @@ export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: s
   });
   return [
     documentRoute('/.well-known/oauth-authorization-server', 'getAuthorizationServerMetadata', 'OAuth 2.0 authorization server metadata (RFC 8414)', () =>
-      authorizationServerMetadata(routes(), publicUrl),
+      authorizationServerMetadata(routes(), publicUrl, features),
     ),
     documentRoute(PRM_PATH, 'getProtectedResourceMetadata', 'Protected resource metadata for the API (RFC 9728)', () => resourceDocument(publicUrl, ALL_SCOPES)),
     ...resources.map((r) => {

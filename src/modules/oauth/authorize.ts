@@ -3,10 +3,12 @@ import { AppError } from '../../errors.js';
 import type { Client } from '../../ports/oauth-store.js';
 import type { Reply } from '../../route-spec.js';
 import { chooseLocale, WORDS, type PageWords } from './consent-i18n.js';
+import { isMetadataDocumentUrl } from './client-metadata-document.js';
 import { consentPage, errorPage, type HtmlPage } from './consent-page.js';
+import { findClient } from './find-client.js';
 import { grantedScopes, resolveResource } from './issue-tokens.js';
 import { CODE_TTL_SECONDS, CONSENT_TTL_SECONDS, type OAuthDeps } from './oauth-deps.js';
-import { matchesRegistered } from './redirect-uris.js';
+import { isLoopbackUri, matchesRegistered } from './redirect-uris.js';
 import { newSecret, sha256 } from './secrets.js';
 import { uuidV7 } from '../../ports/random.js';
 
@@ -30,7 +32,14 @@ export async function requestAuthorization(deps: OAuthDeps, http: BrowserRequest
   const nonce = deps.random.bytes(16).toString('base64');
 
   // D7: until client and redirect URI are known good, errors stay on our origin (RFC 6749 4.1.2.1).
-  const client = typeof params.client_id === 'string' ? await deps.store.getClient(params.client_id) : undefined;
+  let client: Client | undefined;
+  try {
+    client = typeof params.client_id === 'string' ? await findClient(deps, params.client_id) : undefined;
+  } catch (error) {
+    // D13: a metadata document that cannot be used; its redirect URIs are unverified, so the page says why.
+    if (error instanceof AppError) return html(errorPage(400, locale, words, words.badMetadata, nonce, error.description));
+    throw error;
+  }
   if (!client) return html(errorPage(400, locale, words, words.unknownClient, nonce));
   const redirectUri = params.redirect_uri;
   if (typeof redirectUri !== 'string' || !matchesRegistered(redirectUri, client.redirectUris)) {
@@ -73,7 +82,17 @@ export async function requestAuthorization(deps: OAuthDeps, http: BrowserRequest
     state: state ?? null,
     expiresAt: deps.clock.now() + CONSENT_TTL_SECONDS * 1000,
   });
-  const view = consentPage({ locale, words, clientName: client.clientName, redirectHost: hostOf(redirectUri), scopes, consentId, formAction: formAction(redirectUri), nonce });
+  const view = consentPage({
+    locale,
+    words,
+    clientName: client.clientName,
+    ...(isMetadataDocumentUrl(client.clientId) ? { documentHost: new URL(client.clientId).host, loopbackOnly: client.redirectUris.every(isLoopbackUri) } : {}),
+    redirectHost: hostOf(redirectUri),
+    scopes,
+    consentId,
+    formAction: formAction(redirectUri),
+    nonce,
+  });
   return { ...html(view), headers: { ...view.headers, 'set-cookie': browserCookie(deps, browserId) } };
 }
 

@@ -1,6 +1,7 @@
 // Client authentication at the token and revocation endpoints (RFC 6749 sections 2.3.1 and 3.2.1).
 import { AppError, invalidRequest } from '../../errors.js';
 import type { Client } from '../../ports/oauth-store.js';
+import { findClient } from './find-client.js';
 import type { OAuthDeps } from './oauth-deps.js';
 import { secretMatches } from './secrets.js';
 
@@ -24,7 +25,7 @@ export async function authenticateClient(deps: OAuthDeps, presented: PresentedCr
 
   const clientId = basic?.clientId ?? presented.clientId;
   if (!clientId) throw invalidClient('client authentication is required (HTTP Basic, or client_id and client_secret)');
-  const client = await deps.store.getClient(clientId);
+  const client = await findClient(deps, clientId);
   if (!client) throw invalidClient('unknown client');
 
   const secret = basic?.clientSecret ?? presented.clientSecret;

@@ -16,6 +16,11 @@ export interface PageWords {
   badRedirect: string;
   consentUsed: string;
   crossSite: string;
+  /** D13: the host that publishes the client's metadata document, shown before anything else. */
+  identifiedBy: string;
+  /** D13: every redirect URI is loopback: the document's host cannot vouch for what listens there. */
+  loopbackOnly: string;
+  badMetadata: string;
 }
 
 export const WORDS: Record<Locale, PageWords> = {
@@ -33,6 +38,9 @@ export const WORDS: Record<Locale, PageWords> = {
     badRedirect: 'La dirección de retorno no es una de las registradas por la aplicación; por tu seguridad no te enviamos allí.',
     consentUsed: 'Esta página de consentimiento ha caducado o ya se usó. Vuelve a empezar desde la aplicación.',
     crossSite: 'La decisión no procede de esta página.',
+    identifiedBy: 'Esta aplicación se identifica mediante {host}, que publica sus datos.',
+    loopbackOnly: 'Volverás a una aplicación de este dispositivo (localhost), de la que {host} no puede responder: continúa solo si acabas de iniciar la conexión desde una aplicación de este equipo.',
+    badMetadata: 'No se ha podido usar el documento de metadatos de la aplicación; la solicitud se detiene aquí.',
   },
   en: {
     title: 'Authorize access',
@@ -48,6 +56,9 @@ export const WORDS: Record<Locale, PageWords> = {
     badRedirect: 'The return address is not one the application registered; for your safety you are not sent there.',
     consentUsed: 'This consent page has expired or was already used. Start again from the application.',
     crossSite: 'The decision did not come from this page.',
+    identifiedBy: 'This application is identified by {host}, which publishes its details.',
+    loopbackOnly: 'You will be sent back to an application on this device (localhost), which {host} cannot vouch for: continue only if you have just started the connection from an application on this computer.',
+    badMetadata: "The application's metadata document could not be used, so the request stops here.",
   },
   ca: {
     title: "Autoritzar l'accés",
@@ -63,6 +74,9 @@ export const WORDS: Record<Locale, PageWords> = {
     badRedirect: "L'adreça de retorn no és cap de les registrades per l'aplicació; per la teva seguretat no t'hi enviem.",
     consentUsed: "Aquesta pàgina de consentiment ha caducat o ja s'ha fet servir. Torna a començar des de l'aplicació.",
     crossSite: "La decisió no prové d'aquesta pàgina.",
+    identifiedBy: "Aquesta aplicació s'identifica mitjançant {host}, que en publica les dades.",
+    loopbackOnly: "Tornaràs a una aplicació d'aquest dispositiu (localhost), de la qual {host} no pot respondre: continua només si acabes d'iniciar la connexió des d'una aplicació d'aquest equip.",
+    badMetadata: "No s'ha pogut fer servir el document de metadades de l'aplicació; la sol·licitud s'atura aquí.",
   },
   ru: {
     title: 'Разрешение доступа',
@@ -78,6 +92,9 @@ export const WORDS: Record<Locale, PageWords> = {
     badRedirect: 'Адрес возврата не входит в зарегистрированные приложением; ради вашей безопасности мы вас туда не перенаправляем.',
     consentUsed: 'Срок действия этой страницы согласия истёк или она уже использована. Начните заново в приложении.',
     crossSite: 'Решение отправлено не с этой страницы.',
+    identifiedBy: 'Это приложение идентифицируется через {host}, где опубликованы его данные.',
+    loopbackOnly: 'Вы вернётесь в приложение на этом устройстве (localhost), за которое {host} поручиться не может: продолжайте, только если вы сами только что начали подключение из приложения на этом компьютере.',
+    badMetadata: 'Не удалось использовать документ метаданных приложения, поэтому запрос остановлен.',
   },
   eu: {
     title: 'Sarbidea baimendu',
@@ -93,6 +110,9 @@ export const WORDS: Record<Locale, PageWords> = {
     badRedirect: 'Itzulera-helbidea ez da aplikazioak erregistratutakoetako bat; zure segurtasunerako ez zaitugu hara bidaltzen.',
     consentUsed: 'Baimen-orri hau iraungi da edo dagoeneko erabili da. Hasi berriro aplikaziotik.',
     crossSite: 'Erabakia ez dator orri honetatik.',
+    identifiedBy: 'Aplikazio hau {host} bidez identifikatzen da, eta han argitaratzen ditu bere datuak.',
+    loopbackOnly: 'Gailu honetako aplikazio batera itzuliko zara (localhost), eta {host} ezin da hartaz arduratu: jarraitu soilik konexioa ordenagailu honetako aplikazio batetik hasi berri baduzu.',
+    badMetadata: 'Ezin izan da aplikazioaren metadatu-dokumentua erabili; beraz, eskaera hemen gelditzen da.',
   },
   gl: {
     title: 'Autorizar o acceso',
@@ -108,6 +128,9 @@ export const WORDS: Record<Locale, PageWords> = {
     badRedirect: 'O enderezo de retorno non é un dos rexistrados pola aplicación; pola túa seguridade non te enviamos alí.',
     consentUsed: 'Esta páxina de consentimento caducou ou xa se usou. Comeza de novo desde a aplicación.',
     crossSite: 'A decisión non procede desta páxina.',
+    identifiedBy: 'Esta aplicación identifícase mediante {host}, que publica os seus datos.',
+    loopbackOnly: 'Volverás a unha aplicación deste dispositivo (localhost), da que {host} non pode responder: continúa só se acabas de iniciar a conexión desde unha aplicación deste equipo.',
+    badMetadata: 'Non se puido usar o documento de metadatos da aplicación, así que a solicitude detense aquí.',
   },
 };
 

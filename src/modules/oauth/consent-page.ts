@@ -17,7 +17,9 @@ body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif
 main{max-width:32rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:12px;box-shadow:0 1px 4px rgba(0,0,0,.12)}
 h1{font-size:1.5rem;margin:0 0 1rem}ul{padding-left:1.25rem}li{margin:.25rem 0}
 .scope{margin-left:.4rem;padding:.05rem .35rem;border-radius:4px;background:#eef1f4;color:#4a5560;font-size:.85em}
-.note{color:#4a5560;font-size:.95rem}.actions{display:flex;gap:.75rem;margin-top:1.5rem}
+.note{color:#4a5560;font-size:.95rem}
+.identity{margin:0 0 1rem;padding:.6rem .8rem;border-left:4px solid #0b5cad;background:#eef4fb}.identity strong{font-size:1.15em}
+.warning{padding:.6rem .8rem;border-left:4px solid #b54708;background:#fff4e5;color:#5c2a00}.actions{display:flex;gap:.75rem;margin-top:1.5rem}
 button{flex:1;font:inherit;padding:.7rem 1rem;border-radius:8px;border:2px solid #0b5cad;cursor:pointer}
 button.approve{background:#0b5cad;color:#fff}button.deny{background:#fff;color:#0b5cad}
 button:focus-visible{outline:3px solid #f5a623;outline-offset:2px}`;
@@ -58,6 +60,10 @@ export interface ConsentView {
   locale: Locale;
   words: PageWords;
   clientName: string | null;
+  /** D13: the host of the client's metadata document, for clients identified by one. */
+  documentHost?: string;
+  /** Every redirect URI of a documented client is loopback (shown only with documentHost). */
+  loopbackOnly?: boolean;
   redirectHost: string;
   scopes: readonly Scope[];
   consentId: string;
@@ -69,13 +75,17 @@ export interface ConsentView {
 export function consentPage(view: ConsentView): HtmlPage {
   const { words } = view;
   const client = `<strong>${escapeHtml(view.clientName ?? words.unnamed)}</strong>`;
+  const host = (text: string) => escapeHtml(text).replace('{host}', `<strong>${escapeHtml(view.documentHost ?? '')}</strong>`);
+  // The document's host is who the visitor trusts (the name is only what the document says): it comes first.
+  const identity = view.documentHost === undefined ? '' : `<p class="identity">${host(words.identifiedBy)}</p>\n`;
+  const loopback = view.documentHost !== undefined && view.loopbackOnly ? `<p class="warning" role="note">${host(words.loopbackOnly)}</p>\n` : '';
   const content = `<h1>${escapeHtml(words.title)}</h1>
-<p>${escapeHtml(words.intro).replace('{client}', client)}</p>
+${identity}<p>${escapeHtml(words.intro).replace('{client}', client)}</p>
 <ul>
 ${view.scopes.map((scope) => `<li>${escapeHtml(words.scopes[scope])} <code class="scope">${escapeHtml(scope)}</code></li>`).join('\n')}
 </ul>
 <p class="note">${escapeHtml(words.returnTo).replace('{host}', `<strong>${escapeHtml(view.redirectHost)}</strong>`)}</p>
-<p class="note">${escapeHtml(words.trust)}</p>
+${loopback}<p class="note">${escapeHtml(words.trust)}</p>
 <form method="post" action="/oauth/authorize">
 <input type="hidden" name="consent" value="${escapeHtml(view.consentId)}">
 <input type="hidden" name="locale" value="${view.locale}">
@@ -87,7 +97,9 @@ ${view.scopes.map((scope) => `<li>${escapeHtml(words.scopes[scope])} <code class
   return { status: 200, body: page(view.locale, words.title, content, view.nonce), headers: securityHeaders(view.nonce, view.formAction) };
 }
 
-export function errorPage(status: number, locale: Locale, words: PageWords, message: string, nonce: string): HtmlPage {
-  const content = `<h1>${escapeHtml(words.errorTitle)}</h1>\n<p role="alert">${escapeHtml(message)}</p>`;
+/** `detail`: the technical reason, in English, for the developer of the client. */
+export function errorPage(status: number, locale: Locale, words: PageWords, message: string, nonce: string, detail?: string): HtmlPage {
+  const technical = detail === undefined ? '' : `\n<p class="note" lang="en"><code>${escapeHtml(detail)}</code></p>`;
+  const content = `<h1>${escapeHtml(words.errorTitle)}</h1>\n<p role="alert">${escapeHtml(message)}</p>${technical}`;
   return { status, body: page(locale, words.errorTitle, content, nonce), headers: securityHeaders(nonce, "'none'") };
 }

@@ -60,9 +60,10 @@ export function mintTokens(deps: OAuthDeps, mint: Mint): { response: TokenRespon
 /** D5: the requested scope, which must lie within `allowed`; all of `allowed` when none is requested. */
 export function grantedScopes(requested: string | undefined, allowed: string): Scope[] {
   const allowedScopes = parseScope(allowed) ?? [];
-  if (requested === undefined) return allowedScopes;
-  const scopes = parseScope(requested);
-  if (!scopes?.length || !isSubset(scopes, allowedScopes)) {
+  const scopes = requested === undefined ? [] : parseScope(requested);
+  // Only words the server ignores (scopes.ts) is the same as no scope (RFC 6749 section 3.3).
+  if (scopes?.length === 0) return allowedScopes;
+  if (!scopes || !isSubset(scopes, allowedScopes)) {
     throw new AppError('invalid_scope', `scope must be within "${allowed}"`);
   }
   return scopes;

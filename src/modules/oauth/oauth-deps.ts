@@ -2,6 +2,7 @@
 import type { Clock } from '../../ports/clock.js';
 import type { OAuthStore } from '../../ports/oauth-store.js';
 import type { Random } from '../../ports/random.js';
+import type { MetadataDocuments } from './metadata-documents.js';
 
 export interface ProtectedResource {
   /** The RFC 8707 resource identifier: the route's absolute URL. */
@@ -19,6 +20,8 @@ export interface OAuthDeps {
   /** Derived from the routes that accept Bearer tokens. */
   resources: () => readonly ProtectedResource[];
   log: { warn(obj: object, msg: string): void };
+  /** Clients identified by metadata documents (D13); undefined when CIMD=off. */
+  metadataDocuments?: MetadataDocuments;
 }
 
 // D4 lifetimes.

@@ -29,6 +29,11 @@ export function matchesRegistered(presented: string, registered: readonly string
   return loose !== undefined && registered.some((uri) => withoutLoopbackPort(uri) === loose);
 }
 
+/** An http URI on a loopback host: it reaches whatever listens on the visitor's own machine. */
+export function isLoopbackUri(raw: string): boolean {
+  return withoutLoopbackPort(raw) !== undefined;
+}
+
 function withoutLoopbackPort(raw: string): string | undefined {
   try {
     const url = new URL(raw);

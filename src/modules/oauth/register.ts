@@ -67,8 +67,10 @@ export async function registerClient(deps: OAuthDeps, request: ClientRegistratio
   const grantTypes = [...new Set(request.grant_types ?? ['authorization_code'])];
   const method: TokenEndpointAuthMethod = request.token_endpoint_auth_method ?? 'client_secret_basic';
   const redirectUris = request.redirect_uris ?? [];
-  const scope = request.scope === undefined ? ALL_SCOPES : parseScope(request.scope);
-  if (!scope?.length) throw invalidMetadata(`scope may hold ${ALL_SCOPES.join(', ')}`);
+  // D5: no scope means all three; so does a scope of only the OpenID words hosts add by habit (scopes.ts).
+  const parsed = request.scope === undefined ? ALL_SCOPES : parseScope(request.scope);
+  if (!parsed) throw invalidMetadata(`scope may hold ${ALL_SCOPES.join(', ')}`);
+  const scope = parsed.length ? parsed : ALL_SCOPES;
 
   if (grantTypes.includes('authorization_code') && !redirectUris.length) throw new AppError('invalid_redirect_uri', 'redirect_uris is required for the authorization_code grant');
   for (const uri of redirectUris) {

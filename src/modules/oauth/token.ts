@@ -2,6 +2,7 @@
 import { AppError, invalidRequest } from '../../errors.js';
 import type { Client } from '../../ports/oauth-store.js';
 import { authenticateClient } from './client-auth.js';
+import { isMetadataDocumentUrl } from './client-metadata-document.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
@@ -30,6 +31,8 @@ export async function exchangeToken(deps: OAuthDeps, params: TokenParams, author
   }
   const response = await grant(deps, client, params);
   const now = deps.clock.now();
+  // A documented client (D13) has no row to touch: its document, not its last use, decides whether it is served.
+  if (isMetadataDocumentUrl(client.clientId)) return response;
   if (client.lastUsedAt === null || now - client.lastUsedAt > TOUCH_INTERVAL_MS) await deps.store.touchClient(client.clientId, now);
   return response;
 }

@@ -1,0 +1,91 @@
+// Clients identified by metadata documents (D13): fetched through the port, validated, and cached within
+// bounds, so that the authorize and token paths of a known client cost a map lookup.
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../ports/clock.js';
+import { MetadataDocumentUnavailable, type ClientMetadataFetcher } from '../../ports/client-metadata.js';
+import type { Client } from '../../ports/oauth-store.js';
+import { clientFromDocument, parseClientIdUrl } from './client-metadata-document.js';
+
+export interface MetadataDocumentPolicy {
+  /** Host names whose documents are fetched; empty means any host not denied. */
+  allowedHosts: readonly string[];
+  deniedHosts: readonly string[];
+}
+
+export interface MetadataDocuments {
+  /** The client the document at `clientId` describes; AppError invalid_client when there is none. */
+  client(clientId: string): Promise<Client>;
+}
+
+/**
+ * Cache-Control max-age is honoured between a floor and a ceiling. The floor keeps one authorization
+ * (authorize, then the code exchange a minute later) on one fetch even when the host says no-store; the
+ * ceiling bounds how long a changed or removed document goes unnoticed: within it, every node has fetched
+ * the document again, so a client whose document is gone gets no more tokens anywhere.
+ */
+export const CACHE_FLOOR_MS = 60_000;
+export const CACHE_CEILING_MS = 3_600_000;
+/** Without a max-age. */
+export const CACHE_DEFAULT_MS = 300_000;
+/** Bounded, so that many distinct client URLs cannot grow a node's memory: the least recently used go first. */
+export const CACHE_MAX_ENTRIES = 1_000;
+
+interface Entry {
+  client: Client;
+  expiresAt: number;
+}
+
+export function metadataDocuments(fetcher: ClientMetadataFetcher, clock: Clock, policy: MetadataDocumentPolicy): MetadataDocuments {
+  const cache = new Map<string, Entry>();
+  // Concurrent requests for one document share one fetch.
+  const fetching = new Map<string, Promise<Client>>();
+
+  async function load(clientId: string, url: URL): Promise<Client> {
+    let fetched;
+    try {
+      fetched = await fetcher.fetch(url);
+    } catch (error) {
+      if (!(error instanceof MetadataDocumentUnavailable)) throw error;
+      // Failures are never cached: the next request tries again.
+      throw new AppError('invalid_client', `the client ID metadata document ${clientId} could not be fetched: ${error.message}`);
+    }
+    const now = clock.now();
+    const client = clientFromDocument(clientId, fetched.body, now);
+    cache.delete(clientId);
+    if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
+    cache.set(clientId, { client, expiresAt: now + lifetimeMs(fetched.cacheControl) });
+    return client;
+  }
+
+  return {
+    async client(clientId) {
+      const cached = cache.get(clientId);
+      if (cached && cached.expiresAt > clock.now()) {
+        // Map order is insertion order: moving a hit to the end makes eviction least-recently-used.
+        cache.delete(clientId);
+        cache.set(clientId, cached);
+        return cached.client;
+      }
+      const url = parseClientIdUrl(clientId);
+      const host = url.hostname;
+      if (policy.deniedHosts.includes(host) || (policy.allowedHosts.length && !policy.allowedHosts.includes(host))) {
+        throw new AppError('invalid_client', `client ID metadata documents from ${host} are not accepted by this server`);
+      }
+      let pending = fetching.get(clientId);
+      if (!pending) {
+        pending = load(clientId, url).finally(() => fetching.delete(clientId));
+        fetching.set(clientId, pending);
+      }
+      return pending;
+    },
+  };
+}
+
+/** RFC 9111 section 5.2.2: max-age (no-store and no-cache count as 0), clamped to [floor, ceiling]. */
+export function lifetimeMs(cacheControl: string | undefined): number {
+  const directives = (cacheControl ?? '').toLowerCase().split(',').map((d) => d.trim());
+  if (directives.includes('no-store') || directives.includes('no-cache')) return CACHE_FLOOR_MS;
+  const maxAge = directives.map((d) => /^max-age=(\d+)$/.exec(d)?.[1]).find((v) => v !== undefined);
+  const wanted = maxAge === undefined ? CACHE_DEFAULT_MS : Number(maxAge) * 1000;
+  return Math.min(CACHE_CEILING_MS, Math.max(CACHE_FLOOR_MS, wanted));
+}
