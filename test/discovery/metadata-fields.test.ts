@@ -58,6 +58,8 @@ const AuthorizationServerMetadata = z
     code_challenge_methods_supported: words(['plain', 'S256']).optional(),
     signed_metadata: z.string().optional(),
     authorization_response_iss_parameter_supported: z.boolean().optional(),
+    // draft-ietf-oauth-client-id-metadata-document section 5 (D13).
+    client_id_metadata_document_supported: z.boolean().optional(),
   })
   .strict();
 
