@@ -6,6 +6,18 @@ import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolInp
 
 export const SERVER_INFO = { name: 'portico', title: 'Portico', version: '1.0.0' };
 
+// 2026-07-28 caching hints (server/utilities/caching): the tool, the app and what the server offers are
+// the same for every caller and change only with a new release, so any client or shared cache may keep them
+// for an hour, as long as the discovery documents' Cache-Control says.
+const PUBLIC_FOR_AN_HOUR = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+const CACHE_HINTS = {
+  'server/discover': PUBLIC_FOR_AN_HOUR,
+  'tools/list': PUBLIC_FOR_AN_HOUR,
+  'resources/list': PUBLIC_FOR_AN_HOUR,
+  'resources/templates/list': PUBLIC_FOR_AN_HOUR,
+  'resources/read': PUBLIC_FOR_AN_HOUR,
+};
+
 // D2: the app is self-contained, so it asks the host for no network origins at all.
 const UI_META = { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } };
 
@@ -25,6 +37,7 @@ export function createPorticoMcpHandler(deps: ContactDeps) {
       // The tool and the app never change while the process runs: no list_changed promises.
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
       instructions: 'Portico lets you send an inquiry to the team of a community and property management product with the contact_service tool.',
+      cacheHints: CACHE_HINTS,
     });
     server.registerTool(
       CONTACT_TOOL,
