@@ -6,9 +6,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './client-kinds.js';
 import { distributedStores, UNREACHED_LIMITS } from './distributed.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
-import { memory, recordAnswer, startBare, startPortico, startSmtpSink, type Portico, type Running } from './servers.js';
+import { exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
 import { ensureWrk, wrk, type Load } from './wrk.js';
 
 const { values: args } = parseArgs({
@@ -78,16 +79,6 @@ async function credentials(baseUrl: string): Promise<Credentials> {
   return { basic, contactToken: await token('contact:write', `${baseUrl}/api/contact`), mcpToken: await token('mcp:invoke', `${baseUrl}/mcp`) };
 }
 
-/** Spends the limited instance's contact allowance, so every later request takes the 429 path. */
-async function exhaustContactLimit(server: Portico, scenario: Scenario): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const response = await fetch(`${server.url}${scenario.path}`, { method: scenario.method, headers: scenario.headers, body: scenario.body });
-    await response.arrayBuffer();
-    if (response.status === 429) return;
-  }
-  throw new Error('the contact rate limit never answered 429');
-}
-
 async function main(): Promise<void> {
   ensureWrk();
   const dir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
@@ -147,12 +138,14 @@ async function main(): Promise<void> {
     }
 
     const distributed = await compareDistributed(chosen, dir, sink.url, load, running);
+    const clientKinds = only?.length ? [] : await compareClientKinds({ dir, smtpUrl: sink.url, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, load });
     const mail = await mailThroughput(sink.url);
 
     const peaks = { main: (await memory(portico.pid)).peakMb, limited: (await memory(limited.pid)).peakMb, bare: (await memory(bare.pid)).peakMb };
     const startMs = portico.startMs;
     printTable(rows, peaks, startMs);
     printDistributed(distributed);
+    printClientKinds(clientKinds);
     process.stdout.write(
       `e-mail through the SMTP pool to the loopback sink (${mail.inFlight} in flight, CPU ${SERVER_CPUS}): ${mail.messagesPerSecond.toFixed(0)} messages/s, ${mail.cpuMicrosPerMessage.toFixed(0)} us of CPU each${mail.failed ? `, ${mail.failed} failed` : ''}\n`,
     );
@@ -167,6 +160,7 @@ async function main(): Promise<void> {
     const missed = [
       ...rows.filter((r) => r.connections === 50 && r.target !== undefined && r.ratio < r.target).map((r) => `${r.scenario}: ${r.ratio.toFixed(3)} < ${r.target}`),
       ...(Math.max(peaks.main, peaks.limited) >= MEMORY_LIMIT_MB ? [`peak RSS ${Math.max(peaks.main, peaks.limited).toFixed(0)} MB >= ${MEMORY_LIMIT_MB} MB`] : []),
+      ...clientKinds.filter((r) => r.ratio < CLIENT_KIND_TARGET).map((r) => `${r.path}, metadata document ÷ registered client: ${r.ratio.toFixed(3)} < ${CLIENT_KIND_TARGET}`),
       ...(startMs > START_LIMIT_MS ? [`/healthz answered ${startMs.toFixed(0)} ms after start > ${START_LIMIT_MS} ms`] : []),
     ];
     for (const problem of problems) process.stderr.write(`HARNESS ${problem}: these figures are not comparable\n`);
@@ -174,7 +168,7 @@ async function main(): Promise<void> {
 
     if (args.json) {
       const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK };
-      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, mail, missed }, null, 2)}\n`);
+      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, clientKinds, mail, missed }, null, 2)}\n`);
       process.stdout.write(`results written to ${args.json}\n`);
     }
     if (problems.length || (!QUICK && missed.length)) process.exitCode = 1;

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Scenario } from './scenarios.js';
 import type { BenchRequest } from './wrk.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -143,4 +144,14 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
+}
+
+/** Spends the limited instance's contact allowance, so every later request takes the 429 path. */
+export async function exhaustContactLimit(server: Portico, scenario: Scenario): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const response = await fetch(`${server.url}${scenario.path}`, { method: scenario.method, headers: scenario.headers, body: scenario.body });
+    await response.arrayBuffer();
+    if (response.status === 429) return;
+  }
+  throw new Error('the contact rate limit never answered 429');
 }

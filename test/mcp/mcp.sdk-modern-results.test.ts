@@ -21,7 +21,7 @@ describe('POST /mcp as a 2026-07-28 client sees it', () => {
     const response = await fetch(input, init);
     const sent = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
     if (sent?.id !== undefined && response.headers.get('content-type')?.startsWith('application/json')) {
-      const body = await response.clone().json();
+      const body = (await response.clone().json()) as Pick<Exchange, 'result' | 'error'>;
       wire.push({ method: sent.method, protocolVersion: new Headers(init?.headers).get('mcp-protocol-version'), result: body.result, error: body.error });
     }
     return response;
