@@ -1,26 +1,33 @@
 // Clients identified by a client ID metadata document (draft-ietf-oauth-client-id-metadata-document, D13):
-// the code flow, refresh rotation, reuse detection and revocation exactly as for registered clients.
+// the code flow, refresh rotation, reuse detection and revocation exactly as for registered clients, on
+// SQLite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORDS } from '../../src/modules/oauth/consent-i18n.js';
 import type { TestApp } from '../support/app.js';
 import { clientDocument, startDocumentServer, type DocumentServer } from '../support/metadata-document-server.js';
+import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
 import { startAuthorizationServer } from './support/authorization-server.js';
 import { documented } from './support/documented-client.js';
 import { expectErrorPage, expectOAuthError } from './support/expectations.js';
 import { OAuthTestClient } from './support/oauth-client.js';
 
-describe('a client identified by its metadata document', () => {
+const engines = ['SQLite', ...((await postgresAvailable('test/conformance/client-id-metadata-document.test.ts on PostgreSQL')) ? ['PostgreSQL'] : [])];
+
+describe.each(engines)('a client identified by its metadata document, on %s', (engine) => {
   let host: DocumentServer;
+  let database: TestDatabase | undefined;
   let api: TestApp;
   let http: OAuthTestClient;
   beforeAll(async () => {
     host = await startDocumentServer();
-    api = await startAuthorizationServer({ CIMD_ALLOW_PRIVATE_NETWORKS: 'true' }, { metadataDocumentCa: host.cert });
+    database = engine === 'PostgreSQL' ? await createDatabase() : undefined;
+    api = await startAuthorizationServer({ CIMD_ALLOW_PRIVATE_NETWORKS: 'true', ...(database ? { DATABASE_URL: database.url } : {}) }, { metadataDocumentCa: host.cert });
     http = new OAuthTestClient(api.url);
   });
   afterAll(async () => {
     await api.close();
     await host.close();
+    await database?.drop();
   });
 
   /** Publishes a document at `path` describing itself; the client as the test client speaks for it. */
