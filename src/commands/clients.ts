@@ -1,5 +1,6 @@
 // `portico clients list|revoke`: the registered OAuth clients, and ending one with all its tokens.
 import type { Deps } from '../deps.js';
+import { isMetadataDocumentUrl } from '../modules/oauth/client-metadata-document.js';
 import { CliError, type Output } from './output.js';
 
 const iso = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
@@ -22,6 +23,12 @@ export async function listClients(deps: Deps, out: Output, options: { limit?: st
 
 export async function revokeClient(deps: Deps, out: Output, clientId: string | undefined): Promise<void> {
   if (!clientId) throw new CliError('usage: portico clients revoke ID');
-  if (!(await deps.oauth.deleteClient(clientId))) throw new CliError(`no client ${clientId}`);
+  const registered = await deps.oauth.deleteClient(clientId);
+  // A client identified by its metadata document (D13) has no registration: its codes and tokens went all the same.
+  if (!registered && isMetadataDocumentUrl(clientId)) {
+    const host = new URL(clientId).hostname;
+    return out.line(`client ${clientId} revoked: its codes and tokens are gone; it can be authorized again while its document is accepted (CIMD_DENIED_HOSTS=${host} refuses it)`);
+  }
+  if (!registered) throw new CliError(`no client ${clientId}`);
   out.line(`client ${clientId} revoked: its registration, codes and tokens are gone`);
 }

@@ -1,6 +1,9 @@
 // `portico clients list|revoke`: registered clients seen from the CLI, and a revoke that ends their tokens.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type TestApp } from '../support/app.js';
+import { documented } from '../conformance/support/documented-client.js';
+import { OAuthTestClient } from '../conformance/support/oauth-client.js';
+import { freePort, startApp, type TestApp } from '../support/app.js';
+import { clientDocument, startDocumentServer, type DocumentServer } from '../support/metadata-document-server.js';
 import { lines, workspace, type Workspace } from './cli-harness.js';
 
 describe('portico clients', () => {
@@ -69,5 +72,34 @@ describe('portico clients', () => {
     const missing = await ws.cli('clients', 'revoke');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('usage: portico clients revoke ID');
+  });
+});
+
+describe('portico clients revoke, for a client identified by its metadata document', () => {
+  let ws: Workspace;
+  let host: DocumentServer;
+  let api: TestApp;
+
+  beforeAll(async () => {
+    ws = await workspace();
+    host = await startDocumentServer();
+    api = await startApp({ DATABASE_URL: ws.env.DATABASE_URL!, RATE_LIMITS: 'off', CIMD_ALLOW_PRIVATE_NETWORKS: 'true' }, { dir: ws.dir, port: await freePort(), metadataDocumentCa: host.cert });
+  });
+  afterAll(async () => {
+    await api.close();
+    await host.close();
+    await ws.remove();
+  });
+
+  it('ends its tokens and says how to refuse it for good', async () => {
+    const url = host.publish('/cli.json', clientDocument(`${host.origin}/cli.json`));
+    const http = new OAuthTestClient(api.url);
+    const client = documented(url, clientDocument(url).redirect_uris);
+    const tokens = await http.approvedTokens(client);
+    const { code, stdout } = await ws.cli('clients', 'revoke', url);
+    expect(code).toBe(0);
+    expect(stdout).toBe(`client ${url} revoked: its codes and tokens are gone; it can be authorized again while its document is accepted (CIMD_DENIED_HOSTS=127.0.0.1 refuses it)\n`);
+    expect((await http.contact(tokens.access_token)).status).toBe(401);
+    expect((await http.refresh(client, tokens.refresh_token)).status).toBe(400);
   });
 });
