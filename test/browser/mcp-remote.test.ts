@@ -1,5 +1,5 @@
-// mcp-remote (the stdio bridge desktop clients run) connecting to Portico through the consent page in
-// Chromium: once by registering itself, once by its client ID metadata document (--client-metadata-url).
+// mcp-remote (the stdio bridge desktop clients run) connecting to a real `portico serve` through the consent
+// page in Chromium: once by registering itself, once by its client ID metadata document (--client-metadata-url).
 // Anonymous use needs no token, so the bridge starts as a returning user whose saved token was revoked:
 // the 401 sends it through OAuth, a person approves, and it then lists and calls the tool over stdio.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -12,8 +12,10 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORDS } from '../../src/modules/oauth/consent-i18n.js';
-import { freePort, startApp, type TestApp } from '../support/app.js';
+import Database from 'better-sqlite3';
+import { freePort } from '../support/app.js';
 import { clientDocument, startDocumentServer, type DocumentServer } from '../support/metadata-document-server.js';
+import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
 
 if (!hasChromium) console.warn(`SKIPPED test/browser/mcp-remote.test.ts: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does).`);
@@ -58,7 +60,7 @@ async function startBridge(serverUrl: string, configDir: string, extraArgs: stri
 }
 
 describe.skipIf(!hasChromium)('mcp-remote through the consent page', () => {
-  let api: TestApp;
+  let node: ServeProcess;
   let host: DocumentServer;
   let browser: Browser;
   let configDir: string;
@@ -66,21 +68,37 @@ describe.skipIf(!hasChromium)('mcp-remote through the consent page', () => {
 
   beforeAll(async () => {
     host = await startDocumentServer();
-    api = await startApp({ RATE_LIMITS: 'off', CIMD_ALLOW_PRIVATE_NETWORKS: 'true' }, { port: await freePort(), metadataDocumentCa: host.cert });
-    browser = await launchChromium();
     configDir = await mkdtemp(join(tmpdir(), 'portico-mcp-remote-'));
+    const port = await freePort();
+    // The document host is trusted as an operator's private CA would be: NODE_EXTRA_CA_CERTS.
+    node = await startServe(
+      { PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: `sqlite:${join(configDir, 'portico.sqlite')}`, RATE_LIMITS: 'off', CIMD_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: host.certPath },
+      { port },
+    );
+    browser = await launchChromium();
   });
   afterAll(async () => {
     for (const bridge of bridges) bridge.child.kill('SIGTERM');
     await browser?.close();
-    await api?.close();
+    node?.child.kill('SIGTERM');
+    await node?.exited;
     await host?.close();
     await rm(configDir, { recursive: true, force: true });
   });
 
+  /** The stored inquiry sent from `email`, read from the node's database file. */
+  const storedInquiry = (email: string) => {
+    const db = new Database(join(configDir, 'portico.sqlite'), { readonly: true });
+    try {
+      return db.prepare('select channel, client_id as clientId from inquiries where email = ?').get(email) as { channel: string; clientId: string } | undefined;
+    } finally {
+      db.close();
+    }
+  };
+
   /** Seeds a revoked token, starts the bridge, approves in Chromium, and talks MCP through it; the inquiry it sent. */
   async function connectThroughConsent(dir: string, extraArgs: string[], hashParts: string[]) {
-    const serverUrl = `${api.url}/mcp`;
+    const serverUrl = `${node.url}/mcp`;
     const file = tokensFile(dir, [serverUrl, ...hashParts]);
     await mkdir(join(dir, 'mcp-remote-v1'), { recursive: true });
     await writeFile(file, JSON.stringify({ access_token: 'revoked-long-ago', token_type: 'Bearer' }));
@@ -107,8 +125,7 @@ describe.skipIf(!hasChromium)('mcp-remote through the consent page', () => {
     const email = `desktop-${bridges.length}@example.com`;
     const called = await bridge.ask(3, 'tools/call', { name: 'contact_service', arguments: { name: 'Desktop user', email, message: 'Sent through mcp-remote.', privacy: true } });
     expect(called.result).toMatchObject({ structuredContent: { ok: true } });
-    const stored = (await api.deps.inquiries.list({ limit: 10 })).find((inquiry) => inquiry.email === email);
-    return { stored, consentText };
+    return { stored: storedInquiry(email), consentText };
   }
 
   it('registers itself (dynamic registration), and its calls carry the token it got', { timeout: 60_000 }, async () => {
