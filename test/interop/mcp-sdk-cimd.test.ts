@@ -1,33 +1,16 @@
 // The MCP SDK v2 client against a real `portico serve`: with `clientMetadataUrl` it identifies itself by a
 // client ID metadata document (the serve process trusts the test CA through NODE_EXTRA_CA_CERTS, as an
 // operator's private CA would be); without it, it falls back to dynamic registration.
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { auth } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/app.js';
-import { approveConsent } from '../support/consent.js';
 import { clientDocument, startDocumentServer, type DocumentServer } from '../support/metadata-document-server.js';
+import { memoryProvider, type MemoryProvider } from '../support/sdk-oauth-provider.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 
-/** An SDK provider that keeps what it is given and approves the consent page as a visitor would. */
-function provider(clientMetadataUrl?: string) {
-  const saved: Record<string, unknown> = {};
-  let landedOn: URL | undefined;
-  const value: OAuthClientProvider = {
-    redirectUrl: REDIRECT,
-    ...(clientMetadataUrl ? { clientMetadataUrl } : {}),
-    clientMetadata: { client_name: 'MCP SDK', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
-    clientInformation: () => saved.client as never,
-    saveClientInformation: (info) => void (saved.client = info),
-    tokens: () => saved.tokens as never,
-    saveTokens: (tokens) => void (saved.tokens = tokens),
-    redirectToAuthorization: async (url) => void (landedOn = await approveConsent(url)),
-    saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
-    codeVerifier: () => saved.verifier as string,
-  };
-  return { value, saved, landedOn: () => landedOn! };
-}
+const CLIENT_METADATA = { client_name: 'MCP SDK', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
 
 describe('the MCP SDK client connecting to portico serve', () => {
   let host: DocumentServer;
@@ -44,12 +27,12 @@ describe('the MCP SDK client connecting to portico serve', () => {
   });
 
   /** The SDK's whole flow for /mcp; the tokens it saved, then tools/list with them. */
-  async function connect(sdk: ReturnType<typeof provider>) {
+  async function connect(sdk: MemoryProvider) {
     const serverUrl = `${node.url}/mcp`;
-    expect(await auth(sdk.value, { serverUrl })).toBe('REDIRECT');
+    expect(await auth(sdk.provider, { serverUrl })).toBe('REDIRECT');
     const landed = sdk.landedOn();
-    expect(await auth(sdk.value, { serverUrl, authorizationCode: landed.searchParams.get('code')!, iss: landed.searchParams.get('iss')! })).toBe('AUTHORIZED');
-    const tokens = sdk.saved.tokens as { access_token: string; scope: string };
+    expect(await auth(sdk.provider, { serverUrl, authorizationCode: landed.searchParams.get('code')!, iss: landed.searchParams.get('iss')! })).toBe('AUTHORIZED');
+    const tokens = sdk.saved.tokens!;
     const listed = await fetch(serverUrl, {
       method: 'POST',
       headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
@@ -62,16 +45,16 @@ describe('the MCP SDK client connecting to portico serve', () => {
 
   it('uses its metadata document as its client_id when the server advertises support, registering nothing', async () => {
     const url = host.publish('/sdk-client.json', clientDocument(`${host.origin}/sdk-client.json`, { client_name: 'MCP SDK', redirect_uris: [REDIRECT] }));
-    const sdk = provider(url);
+    const sdk = memoryProvider(CLIENT_METADATA, { clientMetadataUrl: url });
     const tokens = await connect(sdk);
-    expect((sdk.saved.client as { client_id: string }).client_id).toBe(url);
+    expect(sdk.saved.client?.client_id).toBe(url);
     expect(tokens.scope).toBe('mcp:invoke');
     expect(host.hits.filter((path) => path === '/sdk-client.json')).toHaveLength(1);
   });
 
   it('falls back to dynamic registration without one', async () => {
-    const sdk = provider();
+    const sdk = memoryProvider(CLIENT_METADATA);
     await connect(sdk);
-    expect((sdk.saved.client as { client_id: string }).client_id).toMatch(/^[\w-]{22}$/);
+    expect(sdk.saved.client?.client_id).toMatch(/^[\w-]{22}$/);
   });
 });
