@@ -12,6 +12,7 @@ import { outboxMailer, smtpMailer } from './adapters/mail/mailers.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
 import { SharedLocalStore } from './http/shared-local-store.js';
+import { storeRateLimiter, type CounterStore } from './http/store-rate-limiter.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
@@ -20,6 +21,7 @@ import { systemClock, type Clock } from './ports/clock.js';
 import type { HumanCheck } from './ports/human-check.js';
 import type { InquiryStore } from './ports/inquiry-store.js';
 import type { Mailer } from './ports/mailer.js';
+import type { RateLimiter } from './ports/rate-limiter.js';
 import { cryptoRandom, type Random } from './ports/random.js';
 import type { TokenVerifier } from './ports/token-verifier.js';
 
@@ -38,6 +40,8 @@ export interface Deps {
   clientMetadata: ClientMetadataFetcher | undefined;
   /** @fastify/rate-limit's store: counters in Redis shared by every node (REDIS_URL), else in this process. */
   rateLimitStore: FastifyRateLimitStoreCtor;
+  /** The same counters, for limits counted outside a route (the contact tool's, D14). */
+  limiter: RateLimiter;
   close(): Promise<void>;
 }
 
@@ -83,6 +87,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const clientMetadata = cimd.enabled
     ? httpsMetadataFetcher({ timeoutMs: cimd.fetchTimeoutMs, maxBytes: METADATA_DOCUMENT_MAX_BYTES, allowPrivateNetworks: cimd.allowPrivateNetworks, resolve: options.resolveHost, extraCa: options.metadataDocumentCa })
     : undefined;
+  const counters = sharedLimits ? new sharedLimits.Store() : new SharedLocalStore();
   const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? join('data', 'outbox'));
   return {
     config,
@@ -96,7 +101,11 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     humanCheck,
     tokens: storedTokenVerifier(oauth, clock),
     clientMetadata,
-    rateLimitStore: (sharedLimits?.Store ?? SharedLocalStore) as unknown as FastifyRateLimitStoreCtor,
+    // One instance for the plugin's every route and for the limiter: the in-process store keeps its counters in itself.
+    rateLimitStore: function sharedCounters() {
+      return counters;
+    } as unknown as FastifyRateLimitStoreCtor,
+    limiter: storeRateLimiter(counters as CounterStore, config.rateLimits),
     async close() {
       humanCheck?.close();
       clientMetadata?.close();

@@ -9,14 +9,20 @@ const fail = (problem: string): never => {
 const parse = (raw: string) => parseRateLimits(raw, fail);
 
 describe('parseRateLimits', () => {
-  it('gives the contract limits for default', () => {
+  it('gives the contract limits for default, and ours: 60 inquiries an hour per OAuth client through the tool', () => {
     expect(parse('default')).toEqual({
       contact: { max: 8, windowSeconds: 3600 },
       register: { max: 10, windowSeconds: 3600 },
       token: { max: 30, windowSeconds: 60 },
       authorize: { max: 30, windowSeconds: 60 },
       mcp: { max: 60, windowSeconds: 60 },
+      'contact-client': { max: 60, windowSeconds: 3600 },
     });
+  });
+
+  it('reads hyphenated names (contact-client)', () => {
+    expect(parse('contact-client=5/h')['contact-client']).toEqual({ max: 5, windowSeconds: 3600 });
+    expect(parse('contact-client=off')['contact-client']).toBeUndefined();
   });
 
   it('switches every limit off for off, keeping every name', () => {

@@ -1,6 +1,11 @@
-// The table of per-IP rate limits (contract section 8) that routes join by name, and its RATE_LIMITS syntax.
+// The table of rate limits that routes and the contact tool join by name, and its RATE_LIMITS syntax: the
+// contract's per-IP limits (section 8), and ours beyond it.
 
-export const LIMIT_NAMES = ['contact', 'register', 'token', 'authorize', 'mcp'] as const;
+/**
+ * `contact-client` is ours (D14): inquiries an hour per OAuth client through contact_service with a Bearer
+ * token, which does not draw on the caller's per-IP `contact` quota as an anonymous call does.
+ */
+export const LIMIT_NAMES = ['contact', 'register', 'token', 'authorize', 'mcp', 'contact-client'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 export interface Limit {
@@ -17,6 +22,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   token: { max: 30, windowSeconds: 60 },
   authorize: { max: 30, windowSeconds: 60 },
   mcp: { max: 60, windowSeconds: 60 },
+  'contact-client': { max: 60, windowSeconds: 3600 },
 });
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
@@ -30,7 +36,7 @@ export function parseRateLimits(raw: string, fail: (problem: string) => never): 
   if (raw === 'off') return Object.freeze(Object.fromEntries(LIMIT_NAMES.map((n) => [n, undefined]))) as RateLimits;
   const limits: Record<string, Limit | undefined> = { ...DEFAULT_RATE_LIMITS };
   for (const item of raw.split(',')) {
-    const match = /^\s*([a-z]+)\s*=\s*(?:(\d+)\s*\/\s*(\d*)([smhd])|(off))\s*$/.exec(item);
+    const match = /^\s*([a-z]+(?:-[a-z]+)*)\s*=\s*(?:(\d+)\s*\/\s*(\d*)([smhd])|(off))\s*$/.exec(item);
     const name = match?.[1];
     if (!match || !name || !(LIMIT_NAMES as readonly string[]).includes(name)) {
       fail(`must be default, off, or a list like contact=8/h,token=30/m with names ${LIMIT_NAMES.join(', ')} (got "${item.trim()}")`);

@@ -6,6 +6,7 @@ import { HumanCheckUnavailable, type HumanCheck } from '../../ports/human-check.
 import type { Inquiry, InquiryChannel, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
 import { uuidV7, type Random } from '../../ports/random.js';
+import type { RateLimiter } from '../../ports/rate-limiter.js';
 import { composeInquiryEmail, type InquiryMailSettings } from './email.js';
 import type { ContactRequest } from './schema.js';
 
@@ -17,6 +18,8 @@ export interface ContactDeps {
   clock: Clock;
   random: Random;
   mail: InquiryMailSettings;
+  /** Quotas counted outside the routes: the contact tool's (D14). */
+  limiter: RateLimiter;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 

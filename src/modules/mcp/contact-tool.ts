@@ -44,13 +44,22 @@ export async function callContactTool(deps: ContactDeps, args: unknown, caller: 
 
 /** The tool with arguments already validated against ContactToolInput (the tools/call fast path). */
 export async function sendContactTool(deps: ContactDeps, input: ContactToolInput, caller: Caller): Promise<ToolResult> {
+  // D14: an inquiry is an inquiry whichever door it comes through. Anonymous callers draw on their address's
+  // contact quota, shared with POST /api/contact; Bearer callers on their client's own.
+  const throttled =
+    caller.clientId === null ? await deps.limiter.hit('contact', { address: caller.remoteIp }) : await deps.limiter.hit('contact-client', { clientId: caller.clientId });
+  if (throttled) {
+    const who = caller.clientId === null ? 'this address' : 'this client';
+    const text = `The inquiry was not sent: ${who} may send ${throttled.max} inquiries every ${throttled.windowSeconds / 60} minutes; retry in ${throttled.retryAfterSeconds} s.`;
+    return { ...failure('rate_limited', text), structuredContent: { ok: false, error: 'rate_limited', retryAfterSeconds: throttled.retryAfterSeconds } };
+  }
   try {
     await submitInquiry(deps, {
       request: input,
       channel: 'mcp',
       remoteIp: caller.remoteIp,
       clientId: caller.clientId,
-      // Agents cannot solve Turnstile; the per-IP limit of /mcp stands in for it (contract section 5).
+      // Agents cannot solve Turnstile; the contact quota above stands in for it (contract section 5, D14).
       authenticated: true,
       idempotencyKey: caller.idempotencyKey,
     });
@@ -69,3 +78,4 @@ const failure = (code: string, text: string): ToolResult => ({
   structuredContent: { ok: false, error: code },
   isError: true,
 });
+

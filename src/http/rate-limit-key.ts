@@ -1,0 +1,11 @@
+// The key a client's requests are counted under: its address, IPv4-mapped IPv6 as IPv4, and other IPv6
+// addresses by their /64, the smallest block one subscriber usually holds (RFC 6177 section 2).
+import ipaddr from 'ipaddr.js';
+
+export function addressKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip.toLowerCase();
+  const address = ipaddr.process(ip);
+  if (address.kind() === 'ipv4') return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4);
+  return new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString();
+}

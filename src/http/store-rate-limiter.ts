@@ -1,0 +1,32 @@
+// The RateLimiter port over the counters @fastify/rate-limit uses for the routes (memory, or Redis shared by
+// every node): the same keys, so a limit counted here and on its route is one limit.
+import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { RateLimits } from '../rate-limits.js';
+import { addressKey } from './rate-limit-key.js';
+
+export interface CounterStore {
+  incr(key: string, callback: (error: Error | null, counter: { current: number; ttl: number }) => void, windowMs: number, max: number): void;
+}
+
+export function storeRateLimiter(store: CounterStore, limits: RateLimits): RateLimiter {
+  return {
+    hit(name, subject) {
+      const limit = limits[name];
+      if (!limit) return Promise.resolve(undefined);
+      // A route's key is its client's address key followed by the limit's name (its groupId, mount-routes.ts).
+      const key = 'address' in subject ? `${addressKey(subject.address)}${name}` : `client:${subject.clientId}:${name}`;
+      return new Promise((resolve) => {
+        store.incr(
+          key,
+          (error, counter) => {
+            // Our stores never fail (Redis falls back to memory); if one did, the request goes through, as on the routes.
+            if (error || counter.current <= limit.max) return resolve(undefined);
+            resolve({ retryAfterSeconds: Math.max(1, Math.ceil(counter.ttl / 1000)), max: limit.max, windowSeconds: limit.windowSeconds });
+          },
+          limit.windowSeconds * 1000,
+          limit.max,
+        );
+      });
+    },
+  };
+}

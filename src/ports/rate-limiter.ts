@@ -1,0 +1,17 @@
+// Counting against a rate limit from inside a module: an inquiry through the MCP tool draws on the same
+// quota as one through POST /api/contact (D14), in the same counters as the routes' own limits.
+import type { LimitName } from '../rate-limits.js';
+
+export interface Throttled {
+  retryAfterSeconds: number;
+  max: number;
+  windowSeconds: number;
+}
+
+/** Whom a request is counted for: an IP address (IPv6 by /64, as the routes count) or an OAuth client. */
+export type Subject = { address: string } | { clientId: string };
+
+export interface RateLimiter {
+  /** Counts one against `limit` for `subject`: undefined while within it (or when it is off), else how long to wait. */
+  hit(limit: LimitName, subject: Subject): Promise<Throttled | undefined>;
+}
