@@ -82,7 +82,8 @@ describe('the honeypot and Idempotency-Key on POST /api/contact', () => {
     smtp.mode = 'accept';
     expect((await api.post('/api/contact', body, headers)).status).toBe(200);
     expect(smtp.messages).toHaveLength(1);
-    const kept = await api.deps.inquiries.findByIdempotencyKey('order-3');
+    // Stored under its sender (D14): an anonymous web request from this address.
+    const kept = await api.deps.inquiries.findByIdempotencyKey('web@127.0.0.1 order-3');
     expect(kept).toMatchObject({ status: 'sent', attempts: 2 });
     expect((await api.deps.inquiries.list({ limit: 1000 })).filter((i) => i.message === 'retry me')).toHaveLength(1);
   });

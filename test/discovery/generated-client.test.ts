@@ -134,6 +134,6 @@ describe('a client generated from the OpenAPI document', () => {
     expect(contact).toEqual({ step: 'contact', status: 200, body: { ok: true }, ok: true });
     expect(refused).toEqual({ step: 'refused', statuses: [400, 400], codes: ['invalid_request', 'invalid_request'] });
     const [inquiry] = await api.deps.inquiries.list({ limit: 1 });
-    expect(inquiry).toMatchObject({ channel: 'api', clientId: register.client_id, idempotencyKey: 'generated-client-1', status: 'sent' });
+    expect(inquiry).toMatchObject({ channel: 'api', clientId: register.client_id, idempotencyKey: `${register.client_id} generated-client-1`, status: 'sent' });
   }, 30_000);
 });

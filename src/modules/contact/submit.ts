@@ -47,8 +47,10 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
     return;
   }
 
-  if (submission.idempotencyKey !== undefined) {
-    const earlier = await deps.inquiries.findByIdempotencyKey(submission.idempotencyKey);
+  // Before the human check: a browser retrying after a timeout has no fresh Turnstile token (each is
+  // single-use), and a key is only ever found for its own sender (scopedKey), so this probes nothing.
+  if (inquiry.idempotencyKey !== null) {
+    const earlier = await deps.inquiries.findByIdempotencyKey(inquiry.idempotencyKey);
     if (earlier) return replay(deps, earlier, inquiry.fingerprint);
   }
 
@@ -121,7 +123,18 @@ function newInquiry(deps: ContactDeps, submission: Submission): NewInquiry {
     locale,
     clientId: submission.clientId,
     remoteIp: submission.remoteIp,
-    idempotencyKey: submission.idempotencyKey ?? null,
+    idempotencyKey: scopedKey(submission),
     fingerprint: hash('sha256', JSON.stringify([name, email, message, locale]), 'hex'),
   };
+}
+
+/**
+ * D14: an Idempotency-Key belongs to its sender: the OAuth client for Bearer callers; for anonymous ones the
+ * address and the door (web or mcp) it came through, which an attacker elsewhere cannot share with its
+ * victim. Stored as `sender key` (a sender holds no space), so one sender can neither claim another's key
+ * (a lost lead answered 422) nor learn whether it exists.
+ */
+export function scopedKey(submission: Pick<Submission, 'idempotencyKey' | 'clientId' | 'channel' | 'remoteIp'>): string | null {
+  if (submission.idempotencyKey === undefined) return null;
+  return `${submission.clientId ?? `${submission.channel}@${submission.remoteIp}`} ${submission.idempotencyKey}`;
 }
