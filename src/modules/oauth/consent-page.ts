@@ -9,6 +9,12 @@ export interface HtmlPage {
   headers: Record<string, string>;
 }
 
+/**
+ * A translation with its placeholder filled. A replacer function, never a replacement string: in one,
+ * `$&`, `` $` `` and `$'` would splice other parts of the sentence into a client's name or host.
+ */
+const fill = (template: string, placeholder: string, html: string) => template.replace(placeholder, () => html);
+
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -75,16 +81,16 @@ export interface ConsentView {
 export function consentPage(view: ConsentView): HtmlPage {
   const { words } = view;
   const client = `<strong>${escapeHtml(view.clientName ?? words.unnamed)}</strong>`;
-  const host = (text: string) => escapeHtml(text).replace('{host}', `<strong>${escapeHtml(view.documentHost ?? '')}</strong>`);
+  const host = (text: string) => fill(escapeHtml(text), '{host}', `<strong>${escapeHtml(view.documentHost ?? '')}</strong>`);
   // The document's host is who the visitor trusts (the name is only what the document says): it comes first.
   const identity = view.documentHost === undefined ? '' : `<p class="identity">${host(words.identifiedBy)}</p>\n`;
   const loopback = view.documentHost !== undefined && view.loopbackOnly ? `<p class="warning" role="note">${host(words.loopbackOnly)}</p>\n` : '';
   const content = `<h1>${escapeHtml(words.title)}</h1>
-${identity}<p>${escapeHtml(words.intro).replace('{client}', client)}</p>
+${identity}<p>${fill(escapeHtml(words.intro), '{client}', client)}</p>
 <ul>
 ${view.scopes.map((scope) => `<li>${escapeHtml(words.scopes[scope])} <code class="scope">${escapeHtml(scope)}</code></li>`).join('\n')}
 </ul>
-<p class="note">${escapeHtml(words.returnTo).replace('{host}', `<strong>${escapeHtml(view.redirectHost)}</strong>`)}</p>
+<p class="note">${fill(escapeHtml(words.returnTo), '{host}', `<strong>${escapeHtml(view.redirectHost)}</strong>`)}</p>
 ${loopback}<p class="note">${escapeHtml(words.trust)}</p>
 <form method="post" action="/oauth/authorize">
 <input type="hidden" name="consent" value="${escapeHtml(view.consentId)}">
