@@ -39,7 +39,7 @@ function jsonString(value: string): string {
 export function sendError(reply: FastifyReply, problem: Problem): FastifyReply {
   reply.code(problem.status);
   for (const name in problem.headers) reply.header(name, problem.headers[name]);
-  return reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8').send(errorBody(problem));
+  return reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(errorBody(problem));
 }
 
 /** What node:http's parser refused (llhttp error codes), before any route or hook could run. */
@@ -64,7 +64,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
   const body = errorBody(appError);
   socket.end(
     `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n' +
+      'Content-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
 }
@@ -73,7 +73,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
   const appError = new AppError('expectation_failed', `Expect: ${String(request.headers.expect)} is not supported; only 100-continue is`);
   const body = errorBody(appError);
-  response.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
+  response.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
   response.end(body);
 }
 

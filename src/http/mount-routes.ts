@@ -141,7 +141,8 @@ function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | 
 }
 
 function send(reply: FastifyReply, result: Reply): FastifyReply {
-  reply.code(result.status);
+  // Every answer is exactly what its Content-Type says: no browser may sniff a JSON body into a script.
+  reply.code(result.status).header('x-content-type-options', 'nosniff');
   if (result.headers) reply.headers(result.headers);
   if (result.contentType) reply.type(result.contentType);
   return reply.send(result.body);

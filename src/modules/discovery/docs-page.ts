@@ -107,6 +107,7 @@ export function docsRoutes(): RouteSpec[] {
     'x-frame-options': 'DENY',
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
+    'cross-origin-opener-policy': 'same-origin',
   };
 
   const assetRoute = (file: Asset) => {

@@ -55,6 +55,9 @@ function securityHeaders(nonce: string, formAction: string): Record<string, stri
     'cache-control': 'no-store',
     'content-security-policy': `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     'x-frame-options': 'DENY',
+    // No window of another origin keeps a handle on this one (XS-Leaks, tabnabbing). A client that opens
+    // the page in a popup learns the outcome at its redirect URI, not through window.opener.
+    'cross-origin-opener-policy': 'same-origin',
     'x-content-type-options': 'nosniff',
     // same-origin, not no-referrer: under no-referrer browsers send `Origin: null` on the form post,
     // which the cross-site check must refuse; cross-origin requests (the redirect) still carry none.
