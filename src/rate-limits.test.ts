@@ -9,13 +9,14 @@ const fail = (problem: string): never => {
 const parse = (raw: string) => parseRateLimits(raw, fail);
 
 describe('parseRateLimits', () => {
-  it('gives the contract limits for default, and ours: 60 inquiries an hour per OAuth client through the tool', () => {
+  it('gives the contract limits for default, and ours: revocations as token requests, 60 inquiries an hour per OAuth client through the tool', () => {
     expect(parse('default')).toEqual({
       contact: { max: 8, windowSeconds: 3600 },
       register: { max: 10, windowSeconds: 3600 },
       token: { max: 30, windowSeconds: 60 },
       authorize: { max: 30, windowSeconds: 60 },
       mcp: { max: 60, windowSeconds: 60 },
+      revoke: { max: 30, windowSeconds: 60 },
       'contact-client': { max: 60, windowSeconds: 3600 },
     });
   });

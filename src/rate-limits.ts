@@ -2,10 +2,12 @@
 // contract's per-IP limits (section 8), and ours beyond it.
 
 /**
- * `contact-client` is ours (D14): inquiries an hour per OAuth client through contact_service with a Bearer
- * token, which does not draw on the caller's per-IP `contact` quota as an anonymous call does.
+ * Two are ours, beyond the contract. `revoke`: POST /oauth/revoke per IP, as the token endpoint, since it
+ * authenticates clients too. `contact-client` (D14): inquiries an hour per OAuth client through
+ * contact_service with a Bearer token, which does not draw on the caller's per-IP `contact` quota as an
+ * anonymous call does.
  */
-export const LIMIT_NAMES = ['contact', 'register', 'token', 'authorize', 'mcp', 'contact-client'] as const;
+export const LIMIT_NAMES = ['contact', 'register', 'token', 'authorize', 'mcp', 'revoke', 'contact-client'] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 
 export interface Limit {
@@ -22,6 +24,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   token: { max: 30, windowSeconds: 60 },
   authorize: { max: 30, windowSeconds: 60 },
   mcp: { max: 60, windowSeconds: 60 },
+  revoke: { max: 30, windowSeconds: 60 },
   'contact-client': { max: 60, windowSeconds: 3600 },
 });
 

@@ -47,6 +47,17 @@ describe('rate limits of the authorization server', () => {
     await expectLimited(await http.tokenAs(machine, { grant_type: 'client_credentials' }), '30;w=60');
   });
 
+  // Ours, beyond the contract: revocation authenticates clients, so it is limited like the token endpoint.
+  it('answers the 31st revocation within a minute with 429, whatever the credentials', async () => {
+    api = await startAuthorizationServer({ RATE_LIMITS: 'default' });
+    const http = new OAuthTestClient(api.url);
+    const machine = await http.registerMachineClient();
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await http.revoke(machine, 'some-token', {}, i % 2 ? 'wrong-secret' : undefined)).status);
+    expect(statuses).toEqual(Array.from({ length: 30 }, (_, i) => (i % 2 ? 401 : 200)));
+    await expectLimited(await http.revoke(machine, 'some-token'), '30;w=60');
+  });
+
   // Contract section 8: GET and POST /oauth/authorize draw from one budget.
   it('counts GET and POST /oauth/authorize against one shared budget', async () => {
     api = await startAuthorizationServer({ RATE_LIMITS: 'authorize=3/m' });

@@ -69,4 +69,17 @@ describe('the time a refusal takes', () => {
     });
     expect(spread, JSON.stringify(medians)).toBeLessThan(Math.max(0.25, 0.25 * fastest));
   });
+
+  // RFC 7009 section 2.1: revocation authenticates the client as the token endpoint does, and answers alike.
+  it('of a revocation is the same for a wrong secret and an unknown client, and so is its answer', async () => {
+    const revoke = (id: string, secret: string) => http.revoke({ ...machine, client_id: id }, valid, {}, secret);
+    const answers = await Promise.all([revoke(machine.client_id, oneCharacterOff(machine.client_secret!)), revoke(oneCharacterOff(machine.client_id), machine.client_secret!)]);
+    const [wrongSecret, unknownClient] = await Promise.all(answers.map(async (r) => ({ status: r.status, authenticate: r.headers.get('www-authenticate'), body: await r.text() })));
+    expect(unknownClient).toEqual(wrongSecret);
+    const { spread, fastest, medians } = await medianSpread({
+      random: () => timed(revoke(machine.client_id, randomLike(machine.client_secret!)), 401),
+      unknownClient: () => timed(revoke(oneCharacterOff(machine.client_id), machine.client_secret!), 401),
+    });
+    expect(spread, JSON.stringify(medians)).toBeLessThan(Math.max(0.25, 0.25 * fastest));
+  });
 });

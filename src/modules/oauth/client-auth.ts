@@ -13,6 +13,9 @@ export interface PresentedCredentials {
 
 const BASIC_CHALLENGE = { 'www-authenticate': 'Basic realm="portico", charset="UTF-8"' };
 const invalidClient = (description: string) => new AppError('invalid_client', description, BASIC_CHALLENGE);
+const AUTHENTICATION_FAILED = 'client authentication failed';
+// Compared against when the client is unknown, so that refusal costs what a wrong secret costs.
+const UNKNOWN_CLIENT_HASH = '0'.repeat(64);
 
 /**
  * The authenticated client. Confidential clients may use HTTP Basic or the form fields (both are
@@ -26,7 +29,12 @@ export async function authenticateClient(deps: OAuthDeps, presented: PresentedCr
   const clientId = basic?.clientId ?? presented.clientId;
   if (!clientId) throw invalidClient('client authentication is required (HTTP Basic, or client_id and client_secret)');
   const client = await findClient(deps, clientId);
-  if (!client) throw invalidClient('unknown client');
+  // An unknown client and a wrong secret get the same answer, after the same work: the refusal tells an
+  // attacker nothing about which client ids exist (RFC 6749 section 5.2 needs no more than invalid_client).
+  if (!client) {
+    secretMatches(basic?.clientSecret ?? presented.clientSecret ?? '', UNKNOWN_CLIENT_HASH);
+    throw invalidClient(AUTHENTICATION_FAILED);
+  }
 
   const secret = basic?.clientSecret ?? presented.clientSecret;
   if (client.secretHash === null) {
@@ -34,7 +42,7 @@ export async function authenticateClient(deps: OAuthDeps, presented: PresentedCr
     return client;
   }
   if (secret === undefined) throw invalidClient('this client must authenticate with its client_secret');
-  if (!secretMatches(secret, client.secretHash)) throw invalidClient('client authentication failed');
+  if (!secretMatches(secret, client.secretHash)) throw invalidClient(AUTHENTICATION_FAILED);
   return client;
 }
 

@@ -108,7 +108,9 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       bodyTypes: ['form', 'json'],
       bodyLimitBytes: 16 * 1024,
       responses: { 200: { description: 'Revoked, or unknown: the answer is the same.' } },
-      errors: ['invalid_client', 'unsupported_media_type', 'store_unavailable'],
+      errors: ['invalid_client', 'unsupported_media_type', 'rate_limited', 'store_unavailable'],
+      // Ours, beyond the contract: it authenticates clients as the token endpoint does, so it is limited as that is.
+      limit: 'revoke',
       cors: 'public',
       clientAuthentication: true,
       advertiseAs: 'revocation_endpoint',

@@ -186,8 +186,8 @@ export class OAuthTestClient {
   }
 
   /** RFC 7009 section 2.1. */
-  revoke(client: RegisteredClient, token: string, extra: Form = {}): Promise<Response> {
-    const [form, headers] = this.authenticate(client, { token, ...extra }, client.client_secret);
+  revoke(client: RegisteredClient, token: string, extra: Form = {}, secret = client.client_secret): Promise<Response> {
+    const [form, headers] = this.authenticate(client, { token, ...extra }, secret);
     return fetch(`${this.baseUrl}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: formBody(form) });
   }
 
