@@ -1,6 +1,8 @@
 // POST /mcp on the wire: JSON answers, 204 notifications, 405, batches, DNS-rebinding defence, Bearer (D1, D3).
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newToken, tokenKey } from '../../src/modules/oauth/secrets.js';
+import { cryptoRandom } from '../../src/ports/random.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
 
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -104,7 +106,11 @@ describe('POST /mcp over raw HTTP', () => {
   });
 
   it('answers a valid token without mcp:invoke 403 insufficient_scope (D3)', async () => {
-    const { accessToken } = await token('docs:read', `${api.url}/mcp`);
+    // The token endpoint no longer issues such a token (it would be useless there); one issued before it
+    // refused them is still answered as D3 says. Stored here as that version stored it.
+    const accessToken = newToken(cryptoRandom, Date.now());
+    const row = { kind: 'access' as const, grantId: 'pre-rule', clientId: 'pre-rule', scope: 'docs:read', resource: `${api.url}/mcp`, expiresAt: Date.now() + 60_000, state: 'active' as const, previousHash: null, usedAt: null };
+    await api.deps.oauth.saveTokens([{ ...row, tokenHash: tokenKey(accessToken) }]);
     const response = await mcp(INIT, { authorization: `Bearer ${accessToken}` });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
@@ -134,7 +140,7 @@ describe('POST /mcp over raw HTTP', () => {
     expect(response.status).toBe(200);
     expect((await response.json()).result.structuredContent).toEqual({ ok: true });
     const [stored] = await api.deps.inquiries.list({ limit: 1 });
-    expect(stored).toMatchObject({ channel: 'mcp', name: 'Slow Bot', clientId, remoteIp: '127.0.0.1', idempotencyKey: 'sdk-path-1' });
+    expect(stored).toMatchObject({ channel: 'mcp', name: 'Slow Bot', clientId, remoteIp: '127.0.0.1', idempotencyKey: `${clientId} sdk-path-1` });
   });
 
   it('refuses a token issued for /api/contact', async () => {

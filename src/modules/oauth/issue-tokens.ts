@@ -83,9 +83,22 @@ export function resolveResource(deps: OAuthDeps, requestedParam: unknown, scopes
     if (!resources.some((r) => r.resource === requested)) {
       throw new AppError('invalid_target', `resource must be one of ${resources.map((r) => r.resource).join(', ')}`);
     }
+    requireScopeFor(deps, requested, scopes);
     return requested;
   }
   const chosen = resources.find((r) => scopes.includes(r.scope)) ?? resources[0];
   if (!chosen) throw new AppError('invalid_target', 'this server protects no resource yet');
   return chosen.resource;
+}
+
+/**
+ * A token must be usable where it is bound: its scopes include the one its resource asks for. A token for
+ * /mcp with only contact:write could never be used; it is refused (invalid_scope, RFC 6749 section 5.2)
+ * rather than narrowed, so that the client learns which scope to ask for.
+ */
+export function requireScopeFor(deps: OAuthDeps, resource: string, scopes: readonly string[]): void {
+  const needed = deps.resources().find((r) => r.resource === resource)?.scope;
+  if (needed !== undefined && !scopes.includes(needed)) {
+    throw new AppError('invalid_scope', `scope "${scopes.join(' ')}" gives nothing at ${resource}, which needs ${needed}`);
+  }
 }
