@@ -11,7 +11,7 @@ export async function listClients(deps: Deps, out: Output, options: { limit?: st
   const clients = await deps.oauth.listClients(Number(raw));
   if (options.json) {
     // Secret hashes stay in the database: nothing printed here could authenticate.
-    for (const { secretHash, ...client } of clients) out.line(JSON.stringify({ ...client, confidential: secretHash !== null }));
+    for (const { secretHash, ...client } of clients) out.json({ ...client, confidential: secretHash !== null });
     return;
   }
   if (!clients.length) return out.line('no clients');

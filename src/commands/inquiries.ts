@@ -13,7 +13,7 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   const limit = positiveInteger('--limit', options.limit ?? '50');
   const inquiries = await deps.inquiries.list({ status, limit });
   if (options.json) {
-    for (const inquiry of inquiries) out.line(JSON.stringify(inquiry));
+    for (const inquiry of inquiries) out.json(inquiry);
     return;
   }
   if (!inquiries.length) return out.line('no inquiries');

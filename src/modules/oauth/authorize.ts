@@ -52,7 +52,7 @@ export async function requestAuthorization(deps: OAuthDeps, http: BrowserRequest
   if (repeated) return fail('invalid_request', `${repeated} must not be repeated`);
   // RFC 6749 appendix A.5 allows only printable characters in state (we keep non-ASCII ones, which
   // clients do send); control characters are refused before the state is stored with the consent.
-  if (state !== undefined && /[\u0000-\u001f\u007f]/.test(state)) return fail('invalid_request', 'state must not contain control characters (RFC 6749 appendix A.5)');
+  if (state !== undefined && /[\u0000-\u001f\u007f-\u009f]/.test(state)) return fail('invalid_request', 'state must not contain control characters (RFC 6749 appendix A.5)');
   if (params.response_type !== 'code') {
     return params.response_type === undefined ? fail('invalid_request', 'response_type is required') : fail('unsupported_response_type', 'response_type must be code');
   }

@@ -6,6 +6,8 @@ const MCP_CLIENT_SCHEMES = new Set(['cursor:', 'claude:', 'vscode:']);
 
 /** Why the URI may not be registered, or undefined when it may. */
 export function redirectUriProblem(raw: string): string | undefined {
+  // The parser would percent-encode or drop them; stored raw, a C1 control (U+009B, CSI) reaches terminals.
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(raw)) return 'a redirect URI must not contain spaces or control characters (C0 or C1)';
   let url: URL;
   try {
     url = new URL(raw);
