@@ -5,10 +5,11 @@ import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AppError } from './errors.js';
-import { buildDeps, type Deps } from './deps.js';
+import { buildDeps, OUTBOX_DIR, type Deps } from './deps.js';
 import { listClients, revokeClient } from './commands/clients.js';
 import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
 import { CliError, textOutput, type Output } from './commands/output.js';
+import { openToOthers } from './commands/permissions.js';
 import { serve } from './main.js';
 
 const USAGE = `usage: portico <command>
@@ -92,6 +93,10 @@ async function check(deps: Deps, out: Output): Promise<void> {
   out.line(`turnstile     ${config.turnstile ? `enabled (${config.turnstile.verifyUrl})` : 'disabled'}`);
   const limits = Object.entries(config.rateLimits).map(([name, l]) => `${name}=${l ? `${l.max}/${l.windowSeconds}s` : 'off'}`);
   out.line(`rate limits   ${limits.join(' ')}`);
+  // A warning, not a failure: the files were made by an earlier version or by hand, and still work.
+  const wide = await openToOthers(config.database.engine === 'sqlite' ? config.database.path : undefined, config.smtpUrl ? undefined : OUTBOX_DIR);
+  for (const problem of wide) out.line(`permissions   warning: personal data readable by others: ${problem}`);
+  if (!wide.length) out.line(`permissions   data files are the owner's alone (folders 0700, files 0600)`);
   out.line('ok');
 }
 

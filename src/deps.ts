@@ -25,6 +25,9 @@ import type { RateLimiter } from './ports/rate-limiter.js';
 import { cryptoRandom, type Random } from './ports/random.js';
 import type { TokenVerifier } from './ports/token-verifier.js';
 
+/** Where messages go without SMTP_URL (development), relative to the working directory. */
+export const OUTBOX_DIR = join('data', 'outbox');
+
 export interface Deps {
   config: Readonly<Config>;
   clock: Clock;
@@ -88,7 +91,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     ? httpsMetadataFetcher({ timeoutMs: cimd.fetchTimeoutMs, maxBytes: METADATA_DOCUMENT_MAX_BYTES, allowPrivateNetworks: cimd.allowPrivateNetworks, resolve: options.resolveHost, extraCa: options.metadataDocumentCa })
     : undefined;
   const counters = sharedLimits ? new sharedLimits.Store() : new SharedLocalStore();
-  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? join('data', 'outbox'));
+  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? OUTBOX_DIR);
   return {
     config,
     clock,

@@ -5,6 +5,7 @@ import { access, mkdir, writeFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { MailDeliveryError, type Mailer, type MailMessage } from '../../ports/mailer.js';
+import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { asciiDomain, composeMime } from './mime.js';
 import { parseSmtpUrl, SmtpConnection, SmtpError } from './smtp-client.js';
 
@@ -186,9 +187,10 @@ export function outboxMailer(dir: string): Mailer {
     async send(message) {
       try {
         const mail = compose(message);
-        await (folder ??= mkdir(dir, { recursive: true }));
+        await (folder ??= mkdir(dir, { recursive: true, mode: PRIVATE_FOLDER }));
         const name = message.headers['X-Portico-Inquiry-Id'] ?? mail.messageId.replace(/[^\w.-]/g, '');
-        await writeFile(join(dir, `${name}.eml`), mail.raw);
+        // A message holds a person's name, address and words: the owner's alone (D17).
+        await writeFile(join(dir, `${name}.eml`), mail.raw, { mode: PRIVATE_FILE });
         return { messageId: mail.messageId };
       } catch (error) {
         folder = undefined;
@@ -196,7 +198,7 @@ export function outboxMailer(dir: string): Mailer {
       }
     },
     async verify() {
-      await mkdir(dir, { recursive: true });
+      await mkdir(dir, { recursive: true, mode: PRIVATE_FOLDER });
       await access(dir, constants.W_OK);
     },
     async close() {},

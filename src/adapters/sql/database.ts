@@ -1,9 +1,10 @@
 // Opening the configured database as a Kysely instance: embedded SQLite by default, or PostgreSQL.
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Database } from '../../config.js';
+import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { openPostgres } from './postgres.js';
 import type { Tables } from './schema.js';
 import { registerSqliteHandle } from './sqlite-direct.js';
@@ -12,7 +13,12 @@ export type Db = Kysely<Tables>;
 
 export function openDatabase(database: Database): Db {
   if (database.engine === 'postgres') return openPostgres(database.url);
-  if (database.path !== ':memory:') mkdirSync(dirname(database.path), { recursive: true });
+  if (database.path !== ':memory:') {
+    // Personal data: the folder is the owner's alone, and so is the file, created here before SQLite opens
+    // it, since SQLite gives its -wal and -shm files the database file's permissions.
+    mkdirSync(dirname(database.path), { recursive: true, mode: PRIVATE_FOLDER });
+    closeSync(openSync(database.path, 'a', PRIVATE_FILE));
+  }
   const sqlite = new SQLite(database.path);
   // WAL lets readers (CLI, /readyz) run beside the writer. NORMAL: a commit is in the WAL before the
   // answer, so a crashed or killed process loses nothing; only a power cut can lose the last commits,

@@ -1,0 +1,57 @@
+// Personal data is the owner's alone (D17): the SQLite database, its WAL and SHM files and the outbox's
+// messages are created 0600 in 0700 folders whatever the umask lets through, and `portico check` warns,
+// naming the fix, when existing ones are wider.
+import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inquiry, startApp, type TestApp } from '../support/app.js';
+import { workspace, type Workspace } from '../cli/cli-harness.js';
+
+const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8);
+
+describe('files of personal data', () => {
+  let ws: Workspace;
+  let api: TestApp;
+  beforeAll(async () => {
+    ws = await workspace();
+    // A fresh data folder below the workspace, as `npm start` makes ./data on a first run.
+    api = await startApp({ DATABASE_URL: `sqlite:${join(ws.dir, 'data', 'portico.sqlite')}`, RATE_LIMITS: 'off' }, { dir: ws.dir, outboxDir: join(ws.dir, 'data', 'outbox') });
+    expect((await api.post('/api/contact', inquiry())).status).toBe(200);
+  });
+  afterAll(async () => {
+    await api.close();
+    await ws.remove();
+  });
+
+  it('are created 0600 in 0700 folders, under the usual umask 022', async () => {
+    expect(process.umask() & 0o077).not.toBe(0o077);
+    const data = join(ws.dir, 'data');
+    expect(await mode(data)).toBe('700');
+    for (const file of ['portico.sqlite', 'portico.sqlite-wal', 'portico.sqlite-shm']) expect([file, await mode(join(data, file))]).toEqual([file, '600']);
+    expect(await mode(join(data, 'outbox'))).toBe('700');
+    const [message] = await readdir(join(data, 'outbox'));
+    expect(await mode(join(data, 'outbox', message!))).toBe('600');
+  });
+
+  it('wider ones are named by portico check, with the chmod that fixes each; it still says ok', async () => {
+    const dir = join(ws.dir, 'legacy');
+    await mkdir(dir, { mode: 0o755 });
+    await chmod(dir, 0o755);
+    await writeFile(join(dir, 'p.sqlite'), '', { mode: 0o644 });
+    await chmod(join(dir, 'p.sqlite'), 0o644);
+    const { code, stdout } = await ws.cli('check');
+    expect(code).toBe(0);
+    // The workspace's own database, made by the commands, is not named (the outbox of the working directory may be).
+    expect(stdout).not.toContain(ws.dir);
+    const legacy = await workspace({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}` });
+    try {
+      const answer = await legacy.cli('check');
+      expect(answer.code).toBe(0);
+      expect(answer.stdout).toContain(`permissions   warning: personal data readable by others: ${dir} is 0755: chmod 700 ${dir}`);
+      expect(answer.stdout).toContain(`${join(dir, 'p.sqlite')} is 0644: chmod 600 ${join(dir, 'p.sqlite')}`);
+      expect(answer.stdout.trimEnd().endsWith('ok')).toBe(true);
+    } finally {
+      await legacy.remove();
+    }
+  });
+});
