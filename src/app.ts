@@ -5,6 +5,7 @@ import { contactDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
+import { limitPipelining } from './http/connection-limits.js';
 import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { addressKey } from './http/rate-limit-key.js';
@@ -25,7 +26,23 @@ import type { TrustProxy } from './config.js';
  * twice and on SMTP), and its headers 10 s; connections are checked every second, so a stalled one
  * is answered 408 and closed within a second of its deadline (node:http checks every 30 s by default).
  */
-export const HTTP_TIMEOUTS = { requestMs: 30_000, headersMs: 10_000, checkEveryMs: 1_000 };
+export const HTTP_TIMEOUTS = {
+  requestMs: 30_000,
+  headersMs: 10_000,
+  checkEveryMs: 1_000,
+  /**
+   * A connection with a request underway on which no byte moves either way for 30 s is closed: a peer that
+   * stopped reading its answers, or one that went away without a word. The slowest handler needs about 21 s.
+   */
+  idleMs: 30_000,
+  /**
+   * An idle keep-alive connection is closed after 72 s: longer than the 60 s nginx and most load balancers
+   * keep an idle upstream connection, so that the proxy always closes first and never sends a request down a
+   * connection the node is closing (a 502). Exposed without a proxy, each idle connection counts against
+   * MAX_CONNECTIONS meanwhile.
+   */
+  keepAliveMs: 72_000,
+};
 
 export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS): Promise<FastifyInstance> {
   const { config } = deps;
@@ -38,6 +55,8 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
     http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     // Errors Fastify raises before routing (a malformed URL) get the one error body too (D9).
     frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
@@ -45,6 +64,9 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     clientErrorHandler: answerClientError,
   });
   app.server.on('checkExpectation', answerUnmetExpectation);
+  // Beyond MAX_CONNECTIONS a new connection is closed at once; the ones already open are served.
+  app.server.maxConnections = config.maxConnections;
+  limitPipelining(app.server);
 
   await app.register(rateLimit, {
     global: false,

@@ -69,13 +69,15 @@ describe('loadConfig defaults', () => {
     expect(behindPath.mcpAllowedOrigins).toEqual(['https://www.portico.example']);
   });
 
-  it('applies the default rate limits of the contract', () => {
+  it('applies the default rate limits of the contract, and ours', () => {
     expect(config.rateLimits).toEqual({
       contact: { max: 8, windowSeconds: 3600 },
       register: { max: 10, windowSeconds: 3600 },
       token: { max: 30, windowSeconds: 60 },
       authorize: { max: 30, windowSeconds: 60 },
       mcp: { max: 60, windowSeconds: 60 },
+      revoke: { max: 30, windowSeconds: 60 },
+      'contact-client': { max: 60, windowSeconds: 3600 },
     });
   });
 
@@ -244,5 +246,16 @@ describe('loadConfig never echoes a password into its error', () => {
     ['PUBLIC_URL with credentials', { PUBLIC_URL: 'https://admin:hunter2@api.portico.example' }, 'PUBLIC_URL', 'hunter2'],
   ])('when it refuses %s', (_case, env, variable, password) => {
     expect(configError(env, variable).message).not.toContain(password);
+  });
+});
+
+describe('MAX_CONNECTIONS', () => {
+  it('is 512 by default, and any count from 1', () => {
+    expect(loadConfig({}).maxConnections).toBe(512);
+    expect(loadConfig({ MAX_CONNECTIONS: '20000' }).maxConnections).toBe(20_000);
+  });
+
+  it.each(['0', '-1', 'many', '1.5'])('refuses %s', (value) => {
+    expect(configError({ MAX_CONNECTIONS: value }, 'MAX_CONNECTIONS').message).toBe(`MAX_CONNECTIONS must be an integer from 1 to 1000000 (got "${value}")`);
   });
 });

@@ -37,6 +37,8 @@ export interface Config {
   logLevel: string;
   /** Client ID metadata documents (D13). */
   cimd: CimdSettings;
+  /** Open connections a node accepts at once; beyond, new ones are closed at once. */
+  maxConnections: number;
 }
 
 /** Thrown for a bad environment; its message is the one line an operator sees. */
@@ -118,6 +120,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     rateLimits,
     logLevel,
     cimd: parseCimd(read, fail),
+    maxConnections: parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail),
   });
 }
 
@@ -132,6 +135,11 @@ function parsePort(raw: string, fail: Fail): number {
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) fail('PORT', 'must be an integer from 0 to 65535', raw);
   return port;
+}
+
+function parseCount(name: string, raw: string, fail: Fail): number {
+  const value = Number(raw);
+  return /^\d+$/.test(raw) && value >= 1 && value <= 1_000_000 ? value : fail(name, 'must be an integer from 1 to 1000000', raw);
 }
 
 function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fail: Fail): T {

@@ -3,6 +3,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../support/app.js';
+import { HTTP_TIMEOUTS } from '../../src/app.js';
 
 interface Trickle {
   text: string;
@@ -35,7 +36,7 @@ describe('slow clients', () => {
   let api: TestApp;
   beforeAll(async () => {
     // The production deadlines are 10 s for headers and 30 s for a request; shortened here, same mechanism.
-    api = await startApp({}, { httpTimeouts: { headersMs: 600, requestMs: 1_500, checkEveryMs: 200 } });
+    api = await startApp({}, { httpTimeouts: { ...HTTP_TIMEOUTS, headersMs: 600, requestMs: 1_500, checkEveryMs: 200 } });
   });
   afterAll(() => api.close());
 
