@@ -1,8 +1,11 @@
 // The key a client's requests are counted under: its address, IPv4-mapped IPv6 as IPv4, and other IPv6
 // addresses by their /64, the smallest block one subscriber usually holds (RFC 6177 section 2).
+import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 export function addressKey(ip: string): string {
+  // The common case, answered without parsing: a rate-limited path meets it on every request.
+  if (isIPv4(ip)) return ip;
   if (!ipaddr.isValid(ip)) return ip.toLowerCase();
   const address = ipaddr.process(ip);
   if (address.kind() === 'ipv4') return address.toString();
