@@ -1,25 +1,17 @@
 // What hosted clients send when they register and authorize: OpenID words and offline_access next to or
 // instead of our scopes (mcp-remote asks for "openid email profile" when nothing says otherwise). RFC 6749
 // section 3.3 lets the server grant less than asked: those words are ignored, never refused.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../support/app.js';
-import { startAuthorizationServer } from './support/authorization-server.js';
+import { describe, expect, it } from 'vitest';
+import { authorizationServerForSuite } from './support/authorization-server.js';
 import { expectOAuthError } from './support/expectations.js';
-import { OAuthTestClient } from './support/oauth-client.js';
 
 const ALL = 'contact:write mcp:invoke docs:read';
 
 describe('scope words of other servers', () => {
-  let api: TestApp;
-  let http: OAuthTestClient;
-  beforeAll(async () => {
-    api = await startAuthorizationServer();
-    http = new OAuthTestClient(api.url);
-  });
-  afterAll(() => api.close());
+  const suite = authorizationServerForSuite();
 
   const publicClient = (scope?: string) =>
-    http.registerClient({ client_name: 'mcp-remote', redirect_uris: ['http://127.0.0.1/oauth/callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none', ...(scope === undefined ? {} : { scope }) });
+    suite.http.registerClient({ client_name: 'mcp-remote', redirect_uris: ['http://127.0.0.1/oauth/callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none', ...(scope === undefined ? {} : { scope }) });
 
   it('registers with only OpenID words as with no scope (all three), and says when it was issued', async () => {
     const before = Math.floor(Date.now() / 1000);
@@ -33,28 +25,28 @@ describe('scope words of other servers', () => {
   });
 
   it('still refuses a scope nobody defines', async () => {
-    await expectOAuthError(await http.register({ redirect_uris: ['https://app.example/cb'], scope: 'mcp:invoke admin' }), 400, 'invalid_client_metadata');
+    await expectOAuthError(await suite.http.register({ redirect_uris: ['https://app.example/cb'], scope: 'mcp:invoke admin' }), 400, 'invalid_client_metadata');
   });
 
   it('authorizes "openid email profile" as a request without scope, and the token says what was granted', async () => {
     const client = await publicClient('openid email profile');
-    const tokens = await http.approvedTokens(client, { scope: 'openid email profile' });
+    const tokens = await suite.http.approvedTokens(client, { scope: 'openid email profile' });
     expect(tokens.scope).toBe(ALL);
     expect(tokens.refresh_token).toEqual(expect.any(String));
   });
 
   it('grants mcp:invoke for "mcp:invoke offline_access", refresh token included (from the grant types)', async () => {
     const client = await publicClient();
-    const tokens = await http.approvedTokens(client, { scope: 'mcp:invoke offline_access', resource: `${api.url}/mcp` });
-    expect(tokens).toMatchObject({ scope: 'mcp:invoke', resource: `${api.url}/mcp`, refresh_token: expect.any(String) });
-    const refreshed = await (await http.refresh(client, tokens.refresh_token, { scope: 'mcp:invoke offline_access' })).json();
+    const tokens = await suite.http.approvedTokens(client, { scope: 'mcp:invoke offline_access', resource: `${suite.api.url}/mcp` });
+    expect(tokens).toMatchObject({ scope: 'mcp:invoke', resource: `${suite.api.url}/mcp`, refresh_token: expect.any(String) });
+    const refreshed = await (await suite.http.refresh(client, tokens.refresh_token, { scope: 'mcp:invoke offline_access' })).json();
     expect(refreshed.scope).toBe('mcp:invoke');
   });
 
   it('still refuses at the token endpoint a scope of ours beyond the registration', async () => {
-    const machine = await http.registerMachineClient({ scope: 'contact:write' });
-    await expectOAuthError(await http.tokenAs(machine, { grant_type: 'client_credentials', scope: 'openid mcp:invoke' }), 400, 'invalid_scope');
-    const granted = await (await http.tokenAs(machine, { grant_type: 'client_credentials', scope: 'openid profile' })).json();
+    const machine = await suite.http.registerMachineClient({ scope: 'contact:write' });
+    await expectOAuthError(await suite.http.tokenAs(machine, { grant_type: 'client_credentials', scope: 'openid mcp:invoke' }), 400, 'invalid_scope');
+    const granted = await (await suite.http.tokenAs(machine, { grant_type: 'client_credentials', scope: 'openid profile' })).json();
     expect(granted.scope).toBe('contact:write');
   });
 });

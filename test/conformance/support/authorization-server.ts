@@ -1,8 +1,10 @@
 // Starts Portico as an authorization server whose PUBLIC_URL is its real loopback origin (strict clients check the issuer).
 import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll } from 'vitest';
 import type { DepsOptions } from '../../../src/deps.js';
 import { freePort, startApp, type TestApp } from '../../support/app.js';
 import type { Clock } from '../../../src/ports/clock.js';
+import { OAuthTestClient } from './oauth-client.js';
 
 /** oauth4webapi refuses plain http unless told: the suite runs on loopback http. */
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -27,4 +29,15 @@ export function movableClock(): Clock & { advance(seconds: number): void } {
       offsetMs += seconds * 1000;
     },
   };
+}
+
+/** For a describe block: an authorization server started before its tests and closed after, with a test client. */
+export function authorizationServerForSuite(env: Record<string, string> = {}): { readonly api: TestApp; readonly http: OAuthTestClient } {
+  const suite = {} as { api: TestApp; http: OAuthTestClient };
+  beforeAll(async () => {
+    suite.api = await startAuthorizationServer(env);
+    suite.http = new OAuthTestClient(suite.api.url);
+  });
+  afterAll(() => suite.api.close());
+  return suite;
 }
