@@ -173,6 +173,8 @@ describe('loadConfig refuses a bad value with one line naming the variable', () 
     ['SMTP_URL is not smtp', { SMTP_URL: 'http://x' }, 'SMTP_URL'],
     ['SMTP_URL is not a URL', { SMTP_URL: 'mail.internal:25' }, 'SMTP_URL'],
     ['SMTP_URL carries query options (nodemailer style)', { SMTP_URL: 'smtp://mail.internal:587?requireTLS=true' }, 'SMTP_URL'],
+    ['SMTP_URL has a path', { SMTP_URL: 'smtp://mail.internal:587/relay' }, 'SMTP_URL'],
+    ['SMTP_URL has an unencoded / in a numeric password', { SMTP_URL: 'smtp://mailer:1234/56@mail.internal:587' }, 'SMTP_URL'],
     ['MAIL_FROM is not an address', { MAIL_FROM: 'Portico' }, 'MAIL_FROM'],
     ['MAIL_TO is not an address', { MAIL_TO: 'team at example' }, 'MAIL_TO'],
     ['TURNSTILE_VERIFY_URL is not a URL', { TURNSTILE_SITE_KEY: 'a', TURNSTILE_SECRET_KEY: 'b', TURNSTILE_VERIFY_URL: 'siteverify' }, 'TURNSTILE_VERIFY_URL'],

@@ -75,6 +75,11 @@ export function loadConfig(env: Env): Readonly<Config> {
     const url = parseUrlWithScheme('SMTP_URL', smtpUrl, ['smtp:', 'smtps:'], fail);
     // nodemailer read options from the query (requireTLS, tls.*); Portico's client has none to ignore silently.
     if (url.search || url.hash) fail('SMTP_URL', 'takes no query options (use smtps:// for TLS from the first byte)', redactUrl(smtpUrl));
+    // A path is never meant: it is what an unencoded / in the password turns the rest of the URL into, and the
+    // host would then be the user name, found only at the first send.
+    if (url.pathname !== '' && url.pathname !== '/') {
+      fail('SMTP_URL', 'takes no path; a / (or @, :, #, ?) in the user name or password must be percent-encoded (/ as %2F)', redactUrl(smtpUrl));
+    }
   }
   else if (production) fail('SMTP_URL', 'is required when APP_ENV=production (the outbox folder is for development)');
 
