@@ -20,6 +20,8 @@ const USAGE = `usage: portico <command>
   clients revoke ID                   delete a client and every token it holds
   inquiries list [--status S] [--limit N] [--json]
   inquiries resend ID [--force]       send a stored inquiry's e-mail again
+  inquiries resend --failed [--since DURATION]
+                                      send every failed inquiry (received within DURATION: 30m, 24h, 7d)
   inquiries purge --older-than DAYS   delete inquiries older than DAYS days
   openapi [--yaml]                    print the OpenAPI document
   check                               validate the configuration and reach the stores`;
@@ -29,6 +31,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   json: { type: 'boolean' },
   force: { type: 'boolean' },
+  failed: { type: 'boolean' },
+  since: { type: 'string' },
   'older-than': { type: 'string' },
   yaml: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

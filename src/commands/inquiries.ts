@@ -23,8 +23,13 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   );
 }
 
-export async function resendInquiry(deps: Deps, out: Output, id: string | undefined, options: { force?: boolean }): Promise<void> {
-  if (!id) throw new CliError('usage: portico inquiries resend ID [--force]');
+export async function resendInquiry(deps: Deps, out: Output, id: string | undefined, options: { force?: boolean; failed?: boolean; since?: string }): Promise<void> {
+  if (options.failed) {
+    if (id !== undefined || options.force) throw new CliError('usage: portico inquiries resend --failed [--since DURATION] (no ID, no --force)');
+    return resendFailed(deps, out, options.since);
+  }
+  if (options.since !== undefined) throw new CliError('--since goes with --failed');
+  if (!id) throw new CliError('usage: portico inquiries resend ID [--force] | resend --failed [--since DURATION]');
   const inquiry = await deps.inquiries.get(id);
   if (!inquiry) throw new CliError(`no inquiry ${id}`);
   refuseResend(inquiry, options.force === true);
@@ -35,6 +40,43 @@ export async function resendInquiry(deps: Deps, out: Output, id: string | undefi
     throw new CliError(`inquiry ${id} not delivered: ${latest?.lastError ?? (error as Error).message}`);
   }
   out.line(`inquiry ${id} sent to ${deps.config.mailTo.address}`);
+}
+
+const RESEND_PAGE = 100;
+
+/** Every failed inquiry (received within `since`, e.g. 24h), newest first, a page at a time; each line says how it went. */
+async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefined): Promise<void> {
+  const since = sinceRaw === undefined ? undefined : deps.clock.now() - durationMs(sinceRaw);
+  const contact = contactDeps(deps);
+  let [sent, failed] = [0, 0];
+  let after: Inquiry | undefined;
+  for (;;) {
+    const page = await deps.inquiries.list({ status: 'failed', limit: RESEND_PAGE, since, ...(after ? { after } : {}) });
+    for (const inquiry of page) {
+      try {
+        await deliver(contact, inquiry.id);
+        sent++;
+        out.line(`sent    ${inquiry.id}`);
+      } catch (error) {
+        failed++;
+        const latest = await deps.inquiries.get(inquiry.id);
+        out.line(`failed  ${inquiry.id}: ${latest?.lastError ?? (error as Error).message}`);
+      }
+    }
+    if (page.length < RESEND_PAGE) break;
+    after = page.at(-1);
+  }
+  const summary = `${sent} of ${sent + failed} failed ${sent + failed === 1 ? 'inquiry' : 'inquiries'} sent to ${deps.config.mailTo.address}`;
+  if (failed) throw new CliError(`${summary}; ${failed} still failed`);
+  out.line(summary);
+}
+
+const DURATION_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+function durationMs(raw: string): number {
+  const match = /^(\d+)([mhd])$/.exec(raw);
+  if (!match || Number(match[1]) < 1) throw new CliError(`--since must be a duration such as 30m, 24h or 7d (got "${raw}")`);
+  return Number(match[1]) * DURATION_MS[match[2]!]!;
 }
 
 export async function purgeInquiries(deps: Deps, out: Output, options: { olderThan?: string }): Promise<void> {

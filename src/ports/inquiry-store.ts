@@ -45,7 +45,11 @@ export interface InquiryStore {
   markFailed(id: string, at: number, error: string): Promise<void>;
   /** Pending inquiries no live attempt holds: never attempted, or attempted, before `staleBefore`. */
   listStalled(staleBefore: number, limit: number): Promise<Inquiry[]>;
-  list(query: { status?: InquiryStatus; limit: number }): Promise<Inquiry[]>;
+  /**
+   * Newest first. `since`: created at or after it. `after`: the page after this inquiry (the last one of
+   * the previous page), so a long walk holds one page at a time.
+   */
+  list(query: { status?: InquiryStatus; limit: number; since?: number; after?: Pick<Inquiry, 'createdAt' | 'id'> }): Promise<Inquiry[]>;
   /** Deletes inquiries created before `before`; returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;
   ping(): Promise<void>;

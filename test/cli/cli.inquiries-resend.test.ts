@@ -91,6 +91,51 @@ describe('portico inquiries resend', () => {
   it('exits 1 with its usage when no id is given', async () => {
     const { code, stderr } = await space.cli('inquiries', 'resend');
     expect(code).toBe(1);
-    expect(lines(stderr)).toEqual(['portico: usage: portico inquiries resend ID [--force]']);
+    expect(lines(stderr)).toEqual(['portico: usage: portico inquiries resend ID [--force] | resend --failed [--since DURATION]']);
+  });
+});
+
+describe('portico inquiries resend --failed', () => {
+  let space: Workspace;
+  let smtp: TestSmtpServer;
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    space = await workspace({ SMTP_URL: smtp.url, MAIL_FROM: 'Portico <no-reply@portico.example>', MAIL_TO: 'Sales <sales@portico.example>' });
+  });
+  afterAll(async () => {
+    await smtp.close();
+    await space.remove();
+  });
+
+  it('says which failed inquiries it could not send, and exits 1 while the mail server still refuses', async () => {
+    const seeded = await seedInquiries(space, smtp);
+    smtp.mode = 'reject-rcpt';
+    const { code, stdout, stderr } = await space.cli('inquiries', 'resend', '--failed', '--since', '1h');
+    smtp.mode = 'accept';
+    expect(code).toBe(1);
+    expect(stdout).toMatch(new RegExp(`^failed  ${seeded.failed}: .+\\n$`));
+    expect(stderr).toBe('portico: 0 of 1 failed inquiry sent to sales@portico.example; 1 still failed\n');
+  });
+
+  it('sends every failed inquiry, and nothing sent or spam', async () => {
+    const [first, second] = [await seedInquiries(space, smtp), await seedInquiries(space, smtp)];
+    const { code, stdout } = await space.cli('inquiries', 'resend', '--failed');
+    expect(code).toBe(0);
+    // Three failed: the one the previous test left, and one from each seeding.
+    expect(lines(stdout).slice(0, 2).sort()).toEqual([`sent    ${first.failed}`, `sent    ${second.failed}`].sort());
+    expect(lines(stdout).at(-1)).toBe('3 of 3 failed inquiries sent to sales@portico.example');
+    expect(smtp.messages.map((m) => m.replyTo?.value[0]?.address)).toEqual(['failed@example.com', 'failed@example.com', 'failed@example.com']);
+    const { stdout: left } = await space.cli('inquiries', 'list', '--status', 'failed');
+    expect(left).toBe('no inquiries\n');
+  });
+
+  it.each([
+    [['--failed', '--since', '5'], 'portico: --since must be a duration such as 30m, 24h or 7d (got "5")\n'],
+    [['--failed', 'some-id'], 'portico: usage: portico inquiries resend --failed [--since DURATION] (no ID, no --force)\n'],
+    [['some-id', '--since', '1h'], 'portico: --since goes with --failed\n'],
+  ])('refuses %j with one line', async (args, message) => {
+    const { code, stderr } = await space.cli('inquiries', 'resend', ...args);
+    expect(code).toBe(1);
+    expect(stderr).toBe(message);
   });
 });

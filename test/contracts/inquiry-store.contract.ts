@@ -102,6 +102,21 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['sp']);
     });
 
+    it('walks a listing a page at a time, after the last row of the previous page, within since', async () => {
+      // Two share a creation time: the order breaks the tie by id.
+      for (const [id, createdAt] of [['a', 1_000], ['b', 2_000], ['c', 3_000], ['d', 3_000], ['e', 4_000]] as const) await store.create(inquiry(id, { createdAt }));
+      const walked: string[] = [];
+      let after;
+      for (;;) {
+        const page = await store.list({ limit: 2, ...(after ? { after } : {}) });
+        walked.push(...page.map((i) => i.id));
+        if (page.length < 2) break;
+        after = page.at(-1);
+      }
+      expect(walked).toEqual(['e', 'c', 'd', 'b', 'a']);
+      expect((await store.list({ limit: 10, since: 3_000 })).map((i) => i.id)).toEqual(['e', 'c', 'd']);
+    });
+
     it('answers a ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

@@ -66,9 +66,12 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       return rows.map(fromRow);
     },
 
-    async list({ status, limit }) {
+    async list({ status, limit, since, after }) {
       let query = db.selectFrom('inquiries').selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit);
       if (status) query = query.where('status', '=', status);
+      if (since !== undefined) query = query.where('created_at', '>=', since);
+      // The order's next rows: older, or as old with a greater id.
+      if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
       return (await query.execute()).map(fromRow);
     },
 
