@@ -1,5 +1,6 @@
 // The CIMD_* settings (D13): whether client ID metadata documents are fetched, from which hosts, how long a fetch may take.
 import { domainToASCII } from 'node:url';
+import { durationMs } from './durations.js';
 
 export interface CimdSettings {
   enabled: boolean;
@@ -40,13 +41,10 @@ function parseHosts(name: string, raw: string | undefined, fail: Fail): string[]
   });
 }
 
-const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration such as 500ms, 5s, 2m, 24h or 30d. */
-export function parseDurationMs(name: string, raw: string, bounds: { minMs: number; maxMs: number }, fail: Fail): number {
-  const match = /^(\d+)(ms|s|m|h|d)$/.exec(raw);
-  if (!match) return fail(name, 'must be a duration such as 500ms, 5s, 2m, 24h or 30d', raw);
-  const ms = Number(match[1]) * UNITS_MS[match[2]!]!;
+/** A duration within bounds (durations.ts). */
+function parseDurationMs(name: string, raw: string, bounds: { minMs: number; maxMs: number }, fail: Fail): number {
+  const ms = durationMs(raw);
+  if (ms === undefined) return fail(name, 'must be a duration such as 500ms, 5s, 2m, 24h or 30d', raw);
   if (ms < bounds.minMs || ms > bounds.maxMs) fail(name, `must be between ${bounds.minMs} ms and ${bounds.maxMs} ms`, raw);
   return ms;
 }

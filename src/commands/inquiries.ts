@@ -1,5 +1,6 @@
 // `portico inquiries list|resend|purge`: the team's view of stored inquiries.
 import { contactDeps, type Deps } from '../deps.js';
+import { durationMs } from '../durations.js';
 import { deliver } from '../modules/contact/submit.js';
 import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
 import { CliError, type Output } from './output.js';
@@ -46,7 +47,7 @@ const RESEND_PAGE = 100;
 
 /** Every failed inquiry (received within `since`, e.g. 24h), newest first, a page at a time; each line says how it went. */
 async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefined): Promise<void> {
-  const since = sinceRaw === undefined ? undefined : deps.clock.now() - durationMs(sinceRaw);
+  const since = sinceRaw === undefined ? undefined : deps.clock.now() - sinceMs(sinceRaw);
   const contact = contactDeps(deps);
   let [sent, failed] = [0, 0];
   let after: Inquiry | undefined;
@@ -71,12 +72,10 @@ async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefine
   out.line(summary);
 }
 
-const DURATION_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-function durationMs(raw: string): number {
-  const match = /^(\d+)([mhd])$/.exec(raw);
-  if (!match || Number(match[1]) < 1) throw new CliError(`--since must be a duration such as 30m, 24h or 7d (got "${raw}")`);
-  return Number(match[1]) * DURATION_MS[match[2]!]!;
+function sinceMs(raw: string): number {
+  const ms = durationMs(raw);
+  if (!ms) throw new CliError(`--since must be a duration such as 30m, 24h or 7d (got "${raw}")`);
+  return ms;
 }
 
 export async function purgeInquiries(deps: Deps, out: Output, options: { olderThan?: string }): Promise<void> {

@@ -79,6 +79,7 @@ describe('a client ID metadata document that cannot be used', () => {
     await expectRefused(publish('/no-redirects.json', { redirect_uris: undefined }), 'redirect_uris is required');
     await expectRefused(publish('/empty-redirects.json', { redirect_uris: [] }), 'redirect_uris is required');
     await expectRefused(publish('/no-name.json', { client_name: undefined }), 'client_name is required');
+    await expectRefused(publish('/control-name.json', { client_name: 'Acme\u009b31m' }), 'client_name must be a single line without control characters');
     await expectRefused(publish('/http-redirect.json', { redirect_uris: ['http://hosted.example/cb'] }), 'http is allowed only on loopback');
     await expectRefused(publish('/no-code.json', { grant_types: ['client_credentials'] }), 'grant_types must include authorization_code');
   });

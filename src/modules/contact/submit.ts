@@ -134,7 +134,7 @@ function newInquiry(deps: ContactDeps, submission: Submission): NewInquiry {
  * victim. Stored as `sender key` (a sender holds no space), so one sender can neither claim another's key
  * (a lost lead answered 422) nor learn whether it exists.
  */
-export function scopedKey(submission: Pick<Submission, 'idempotencyKey' | 'clientId' | 'channel' | 'remoteIp'>): string | null {
+function scopedKey(submission: Pick<Submission, 'idempotencyKey' | 'clientId' | 'channel' | 'remoteIp'>): string | null {
   if (submission.idempotencyKey === undefined) return null;
   return `${submission.clientId ?? `${submission.channel}@${submission.remoteIp}`} ${submission.idempotencyKey}`;
 }

@@ -51,7 +51,7 @@ export async function sendContactTool(deps: ContactDeps, input: ContactToolInput
   if (throttled) {
     const who = caller.clientId === null ? 'this address' : 'this client';
     const text = `The inquiry was not sent: ${who} may send ${throttled.max} inquiries every ${throttled.windowSeconds / 60} minutes; retry in ${throttled.retryAfterSeconds} s.`;
-    return { ...failure('rate_limited', text), structuredContent: { ok: false, error: 'rate_limited', retryAfterSeconds: throttled.retryAfterSeconds } };
+    return failure('rate_limited', text, { retryAfterSeconds: throttled.retryAfterSeconds });
   }
   try {
     await submitInquiry(deps, {
@@ -73,9 +73,9 @@ export async function sendContactTool(deps: ContactDeps, input: ContactToolInput
   };
 }
 
-const failure = (code: string, text: string): ToolResult => ({
+const failure = (code: string, text: string, details: Record<string, unknown> = {}): ToolResult => ({
   content: [{ type: 'text', text }],
-  structuredContent: { ok: false, error: code },
+  structuredContent: { ok: false, error: code, ...details },
   isError: true,
 });
 

@@ -3,6 +3,7 @@
 import { AppError } from '../../errors.js';
 import type { Client } from '../../ports/oauth-store.js';
 import { redirectUriProblem } from './redirect-uris.js';
+import { ClientName } from './register.js';
 import { narrowScope } from './scopes.js';
 
 /**
@@ -51,9 +52,9 @@ export function clientFromDocument(clientId: string, body: unknown, now: number)
   if (secretField) throw refuse(`it contains ${secretField}: a document is public and must not carry a secret`);
 
   if (typeof doc.client_name !== 'string' || !doc.client_name.trim()) throw refuse('client_name is required');
-  if (doc.client_name.length > 200 || /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(doc.client_name)) {
-    throw refuse('client_name must be one line of at most 200 characters without control characters');
-  }
+  // The rules of a registered name (RFC 7591 registration), which the consent page shows alike.
+  const name = ClientName.safeParse(doc.client_name);
+  if (!name.success) throw refuse(name.error.issues[0]!.message);
   const redirectUris = doc.redirect_uris;
   if (!Array.isArray(redirectUris) || !redirectUris.length || redirectUris.length > 20 || !redirectUris.every((uri) => typeof uri === 'string')) {
     throw refuse('redirect_uris is required: an array of 1 to 20 URIs');

@@ -10,14 +10,16 @@ import { newClientId, newSecret, sha256 } from './secrets.js';
 export const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
 
+/** A client's name, registered or in its metadata document: shown on the consent page, so one short line. */
+export const ClientName = z
+  .string()
+  .max(200, 'client_name must be at most 200 characters')
+  .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u, 'client_name must be a single line without control characters');
+
 // RFC 7591 section 2: unknown metadata is ignored, so the object is loose.
 export const ClientRegistrationRequest = z
   .looseObject({
-    client_name: z
-      .string()
-      .max(200, 'client_name must be at most 200 characters')
-      .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u, 'client_name must be a single line without control characters')
-      .optional(),
+    client_name: ClientName.optional(),
     redirect_uris: z.array(z.string().max(2000), { error: 'redirect_uris must be an array of URIs' }).max(20).optional(),
     grant_types: z.array(z.enum(GRANT_TYPES, { error: `grant_types may hold ${GRANT_TYPES.join(', ')}` })).min(1).optional(),
     token_endpoint_auth_method: z.enum(AUTH_METHODS, { error: `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}` }).optional(),
