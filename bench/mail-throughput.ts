@@ -1,7 +1,8 @@
-// E-mail throughput through Portico's own SMTP adapter (the pool of src/adapters/mail) to a loopback
+// E-mail throughput through Portico's SMTP adapter (nodemailer's pool, src/adapters/mail) to a loopback
 // sink: `node --import tsx bench/mail-throughput.ts SMTP_URL SECONDS`, pinned by the caller; prints
 // one JSON line. Informational (issue 7): the mail-sending scenarios can go no faster than this.
-import { smtpMailer } from '../src/adapters/mail/mailers.js';
+import { smtpMailer } from '../src/adapters/mail/smtp-mailer.js';
+import { loadConfig } from '../src/config.js';
 import { composeInquiryEmail } from '../src/modules/contact/email.js';
 
 const [smtpUrl, secondsArg] = process.argv.slice(2);
@@ -9,7 +10,8 @@ const seconds = Number(secondsArg ?? 3);
 const IN_FLIGHT = 50;
 const settings = { appEnv: 'production' as const, mailFrom: { name: 'Portico', address: 'web@portico.example' }, mailTo: { name: 'Team', address: 'team@portico.example' } };
 
-const mailer = smtpMailer(smtpUrl!);
+const { smtp, dkim } = loadConfig({ SMTP_URL: smtpUrl }).delivery;
+const mailer = smtpMailer({ smtp: smtp!, dkim, log: { debug() {}, warn() {} } });
 let sent = 0;
 let failed = 0;
 const message = (n: number) =>

@@ -88,17 +88,22 @@ async function check(deps: Deps, out: Output): Promise<void> {
   await deps.inquiries.ping();
   out.line(`environment   ${config.appEnv} at ${config.publicUrl}`);
   out.line(`database      ${config.database.engine}: answers, migrations applied`);
-  try {
-    await deps.mailer.verify();
-  } catch (error) {
-    throw new CliError(`mail: ${config.smtpUrl ? 'SMTP server' : 'outbox folder'} not usable: ${(error as Error).message}`);
+  const { smtp, webhook } = config.delivery;
+  if (deps.mailer) {
+    try {
+      await deps.mailer.verify();
+    } catch (error) {
+      throw new CliError(`mail: ${smtp ? `SMTP server ${smtp.host}:${smtp.port}` : 'outbox folder'} not usable: ${(error as Error).message}`);
+    }
+    out.line(`mail          ${smtp ? `SMTP server ${smtp.host}:${smtp.port} answers${smtp.user ? ` and signs in ${smtp.user}` : ''}` : 'outbox folder data/outbox (development)'}; to ${config.mailTo.address}`);
   }
-  out.line(`mail          ${config.smtpUrl ? 'SMTP server answers' : 'outbox folder data/outbox (development)'}; to ${config.mailTo.address}`);
+  // Not called: any request to it would be an event the receiver has to handle.
+  if (webhook) out.line(`webhook       ${new URL(webhook.url).origin} (signed, Standard Webhooks; not called by check)`);
   out.line(`turnstile     ${config.turnstile ? `enabled (${config.turnstile.verifyUrl})` : 'disabled'}`);
   const limits = Object.entries(config.rateLimits).map(([name, l]) => `${name}=${l ? `${l.max}/${l.windowSeconds}s` : 'off'}`);
   out.line(`rate limits   ${limits.join(' ')}`);
   // A warning, not a failure: the files were made by an earlier version or by hand, and still work.
-  const wide = await openToOthers(config.database.engine === 'sqlite' ? config.database.path : undefined, config.smtpUrl ? undefined : OUTBOX_DIR);
+  const wide = await openToOthers(config.database.engine === 'sqlite' ? config.database.path : undefined, deps.mailer && !smtp ? OUTBOX_DIR : undefined);
   for (const problem of wide) out.line(`permissions   warning: personal data readable by others: ${problem}`);
   if (!wide.length) out.line(`permissions   data files are the owner's alone (folders 0700, files 0600)`);
   out.line('ok');

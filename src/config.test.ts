@@ -43,7 +43,7 @@ describe('loadConfig defaults', () => {
   it('leaves SANDBOX_URL, REDIS_URL and SMTP_URL unset', () => {
     expect(config.sandboxUrl).toBeUndefined();
     expect(config.redisUrl).toBeUndefined();
-    expect(config.smtpUrl).toBeUndefined();
+    expect(config.delivery.smtp).toBeUndefined();
   });
 
   it('runs as development on sqlite:./data/portico.sqlite', () => {
@@ -117,8 +117,8 @@ describe('loadConfig with values set', () => {
 
   it('reads REDIS_URL and SMTP_URL (smtp:// and smtps://)', () => {
     expect(loadConfig({ REDIS_URL: 'redis://cache.internal:6379' }).redisUrl).toBe('redis://cache.internal:6379');
-    expect(loadConfig({ SMTP_URL: 'smtp://user:pass@mail.internal:587' }).smtpUrl).toBe('smtp://user:pass@mail.internal:587');
-    expect(loadConfig({ SMTP_URL: 'smtps://user:pass@mail.internal:465' }).smtpUrl).toBe('smtps://user:pass@mail.internal:465');
+    expect(loadConfig({ SMTP_URL: 'smtp://user:pass@mail.internal:587' }).delivery.smtp).toMatchObject({ host: 'mail.internal', port: 587, implicitTls: false, user: 'user', password: 'pass' });
+    expect(loadConfig({ SMTP_URL: 'smtps://user:pass@mail.internal:465' }).delivery.smtp).toMatchObject({ host: 'mail.internal', port: 465, implicitTls: true });
   });
 
   it('reads MAIL_FROM and MAIL_TO with or without a display name', () => {
@@ -209,7 +209,7 @@ describe('loadConfig refuses a bad value with one line naming the variable', () 
 describe('loadConfig in production', () => {
   it('accepts a complete production environment', () => {
     const config = loadConfig(PRODUCTION);
-    expect(config).toMatchObject({ appEnv: 'production', smtpUrl: PRODUCTION.SMTP_URL, mailTo: { address: 'sales@portico.example' } });
+    expect(config).toMatchObject({ appEnv: 'production', delivery: { smtp: { host: 'smtp.portico.example', user: 'mailer' } }, mailTo: { address: 'sales@portico.example' } });
   });
 
   it.each(['SMTP_URL', 'MAIL_FROM', 'MAIL_TO'])('requires %s', (variable) => {

@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './config-cimd.js';
+import { parseDelivery, redactUrl, type DeliverySettings } from './config-mail.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
 export const APP_ENVS = ['development', 'sandbox', 'production'] as const;
@@ -26,7 +27,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Namespace of the rate-limit counters in Redis, so deployments sharing one Redis stay apart. */
   redisKeyPrefix: string;
-  smtpUrl: string | undefined;
+  /** Where inquiries go: the SMTP relay, DKIM, the webhook, retries (D15). */
+  delivery: DeliverySettings;
   mailFrom: MailAddress;
   mailTo: MailAddress;
   turnstile: { secretKey: string; siteKey: string; verifyUrl: string } | undefined;
@@ -70,19 +72,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const appEnv = oneOf('APP_ENV', read('APP_ENV') ?? 'development', APP_ENVS, fail);
   const production = appEnv === 'production';
 
-  const smtpUrl = read('SMTP_URL');
-  if (smtpUrl !== undefined) {
-    const url = parseUrlWithScheme('SMTP_URL', smtpUrl, ['smtp:', 'smtps:'], fail);
-    // nodemailer read options from the query (requireTLS, tls.*); Portico's client has none to ignore silently.
-    if (url.search || url.hash) fail('SMTP_URL', 'takes no query options (use smtps:// for TLS from the first byte)', redactUrl(smtpUrl));
-    // A path is never meant: it is what an unencoded / in the password turns the rest of the URL into, and the
-    // host would then be the user name, found only at the first send.
-    if (url.pathname !== '' && url.pathname !== '/') {
-      fail('SMTP_URL', 'takes no path; a / (or @, :, #, ?) in the user name or password must be percent-encoded (/ as %2F)', redactUrl(smtpUrl));
-    }
-  }
-  else if (production) fail('SMTP_URL', 'is required when APP_ENV=production (the outbox folder is for development)');
-
+  const delivery = parseDelivery(read, fail, production);
   const mailFrom = parseMailbox('MAIL_FROM', read('MAIL_FROM'), production, 'Portico <portico@localhost>', fail);
   const mailTo = parseMailbox('MAIL_TO', read('MAIL_TO'), production, 'Portico team <team@localhost>', fail);
 
@@ -115,7 +105,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     database: parseDatabase(read('DATABASE_URL') ?? 'sqlite:./data/portico.sqlite', fail),
     redisUrl: optionalUrl('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:'], fail),
     redisKeyPrefix: parseKeyPrefix(read('REDIS_KEY_PREFIX') ?? 'portico:rl:', fail),
-    smtpUrl,
+    delivery,
     mailFrom,
     mailTo,
     turnstile,
@@ -132,7 +122,8 @@ export function loadConfig(env: Env): Readonly<Config> {
 type Fail = (name: string, problem: string, value?: string) => never;
 
 function deepFreeze<T extends object>(value: T): Readonly<T> {
-  for (const inner of Object.values(value)) if (inner && typeof inner === 'object') deepFreeze(inner);
+  // A Buffer (a decoded secret) cannot be frozen; nothing hands it out to be written.
+  for (const inner of Object.values(value)) if (inner && typeof inner === 'object' && !ArrayBuffer.isView(inner)) deepFreeze(inner);
   return Object.freeze(value);
 }
 
@@ -233,11 +224,4 @@ function parseTrustProxy(raw: string | undefined, fail: Fail): TrustProxy {
     }
     return value;
   });
-}
-
-/** Never echo credentials back into a log line: everything between `//` and the last `@` goes. */
-function redactUrl(raw: string): string {
-  const start = raw.indexOf('//');
-  const at = raw.lastIndexOf('@');
-  return start >= 0 && at > start ? `${raw.slice(0, start + 2)}***${raw.slice(at)}` : raw;
 }

@@ -8,7 +8,9 @@ import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
 import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
 import { migrateToLatest } from './adapters/sql/migrations.js';
 import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
-import { outboxMailer, smtpMailer } from './adapters/mail/mailers.js';
+import { outboxMailer } from './adapters/mail/outbox-mailer.js';
+import { smtpMailer } from './adapters/mail/smtp-mailer.js';
+import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
 import { SharedLocalStore } from './http/shared-local-store.js';
@@ -22,6 +24,7 @@ import type { HumanCheck } from './ports/human-check.js';
 import type { InquiryStore } from './ports/inquiry-store.js';
 import type { Mailer } from './ports/mailer.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
+import type { WebhookSender } from './ports/webhook.js';
 import { cryptoRandom, type Random } from './ports/random.js';
 import type { TokenVerifier } from './ports/token-verifier.js';
 
@@ -36,7 +39,9 @@ export interface Deps {
   db: Db;
   inquiries: InquiryStore;
   oauth: OAuthStore;
-  mailer: Mailer;
+  /** The e-mail channel: SMTP, or the outbox folder when no channel is configured; undefined with only a webhook. */
+  mailer: Mailer | undefined;
+  webhook: WebhookSender | undefined;
   humanCheck: HumanCheck | undefined;
   tokens: TokenVerifier;
   /** Fetches client ID metadata documents (D13); undefined when CIMD=off. */
@@ -91,7 +96,11 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     ? httpsMetadataFetcher({ timeoutMs: cimd.fetchTimeoutMs, maxBytes: METADATA_DOCUMENT_MAX_BYTES, allowPrivateNetworks: cimd.allowPrivateNetworks, resolve: options.resolveHost, extraCa: options.metadataDocumentCa })
     : undefined;
   const counters = sharedLimits ? new sharedLimits.Store() : new SharedLocalStore();
-  const mailer = config.smtpUrl ? smtpMailer(config.smtpUrl) : outboxMailer(options.outboxDir ?? OUTBOX_DIR);
+  const { smtp, dkim } = config.delivery;
+  if (smtp?.tlsInsecure) logger.warn({ host: smtp.host }, 'SMTP_TLS_INSECURE=true: the mail relay\'s certificate is not checked; anyone on the path could read the mail');
+  const { webhook: webhookSettings } = config.delivery;
+  const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(options.outboxDir ?? OUTBOX_DIR, dkim);
+  const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
   return {
     config,
     clock,
@@ -101,6 +110,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     inquiries: sqlInquiryStore(db),
     oauth,
     mailer,
+    webhook,
     humanCheck,
     tokens: storedTokenVerifier(oauth, clock),
     clientMetadata,
@@ -112,7 +122,8 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     async close() {
       humanCheck?.close();
       clientMetadata?.close();
-      await mailer.close();
+      await mailer?.close();
+      await webhook?.close();
       await sharedLimits?.close();
       await db.destroy();
     },
@@ -124,7 +135,7 @@ const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 
 export function contactDeps(deps: Deps): ContactDeps {
   const { appEnv, mailFrom, mailTo } = deps.config;
-  return { ...deps, mail: { appEnv, mailFrom, mailTo }, log: deps.logger };
+  return { ...deps, mail: { appEnv, mailFrom, mailTo }, retryForMs: deps.config.delivery.retryForMs, acknowledge: deps.config.delivery.acknowledge, log: deps.logger };
 }
 
 function turnstileHostnames(config: Readonly<Config>): string[] {

@@ -3,22 +3,28 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';
-import { redeliverStalled } from './modules/contact/redeliver.js';
+import { deliverWaiting } from './modules/contact/redeliver.js';
 
 const SHUTDOWN_GRACE_MS = 9_000;
 
 // D6: clients that never obtained a token go after a day; clients unused for 90 days go too.
 const CLIENT_RETENTION = { neverUsedClientMs: 86_400_000, unusedClientMs: 90 * 86_400_000 };
 
+function deliveryChannels(config: Readonly<Config>): string[] {
+  const { smtp, webhook } = config.delivery;
+  return [...(smtp ? ['smtp'] : webhook ? [] : ['outbox']), ...(webhook ? ['webhook'] : [])];
+}
+
 export async function serve(config: Readonly<Config>): Promise<void> {
   const deps = await buildDeps(config);
   const app = await buildApp(deps);
   const jobs = startBackgroundJobs(deps, [
-    { name: 'redeliver-stalled-inquiries', intervalMs: 30_000, run: () => redeliverStalled(contactDeps(deps)) },
+    // D15: due retries and attempts a stopped process left, every few seconds, so the first retry comes within 30 s.
+    { name: 'deliver-waiting-inquiries', intervalMs: 5_000, run: () => deliverWaiting(contactDeps(deps)) },
     { name: 'purge-expired-oauth-state', intervalMs: 600_000, run: () => deps.oauth.purgeExpired(deps.clock.now(), CLIENT_RETENTION) },
   ]);
   await app.listen({ port: config.port, host: config.host });
-  app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, mail: config.smtpUrl ? 'smtp' : 'outbox' }, 'portico is serving');
+  app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -1,7 +1,7 @@
 // `portico inquiries list|resend|purge`: the team's view of stored inquiries.
 import { contactDeps, type Deps } from '../deps.js';
 import { durationMs } from '../durations.js';
-import { deliver } from '../modules/contact/submit.js';
+import { deliver } from '../modules/contact/delivery.js';
 import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
 import { CliError, type Output } from './output.js';
 
@@ -19,8 +19,19 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   }
   if (!inquiries.length) return out.line('no inquiries');
   out.table(
-    ['ID', 'RECEIVED', 'STATUS', 'TRIES', 'LANG', 'CHANNEL', 'EMAIL', 'NAME'],
-    inquiries.map((i) => [i.id, new Date(i.createdAt).toISOString(), i.status, String(i.attempts), i.locale, i.channel, i.email, truncate(i.name, 40)]),
+    ['ID', 'RECEIVED', 'STATUS', 'TRIES', 'NEXT TRY', 'LANG', 'CHANNEL', 'EMAIL', 'NAME', 'LAST ERROR'],
+    inquiries.map((i) => [
+      i.id,
+      iso(i.createdAt),
+      i.status,
+      String(i.attempts),
+      i.nextAttemptAt === null ? '-' : iso(i.nextAttemptAt),
+      i.locale,
+      i.channel,
+      i.email,
+      truncate(i.name, 40),
+      i.lastError === null || i.status === 'sent' ? '-' : truncate(i.lastError, 60),
+    ]),
   );
 }
 
@@ -34,13 +45,25 @@ export async function resendInquiry(deps: Deps, out: Output, id: string | undefi
   const inquiry = await deps.inquiries.get(id);
   if (!inquiry) throw new CliError(`no inquiry ${id}`);
   refuseResend(inquiry, options.force === true);
-  try {
-    await deliver(contactDeps(deps), id, { resendSent: options.force === true });
-  } catch (error) {
-    const latest = await deps.inquiries.get(id);
-    throw new CliError(`inquiry ${id} not delivered: ${latest?.lastError ?? (error as Error).message}`);
-  }
-  out.line(`inquiry ${id} sent to ${deps.config.mailTo.address}`);
+  const failure = await deliverNow(contactDeps(deps), id, options.force === true);
+  if (failure) throw new CliError(`inquiry ${id} not delivered: ${failure}`);
+  out.line(`inquiry ${id} delivered to ${destinations(deps)}`);
+}
+
+/** One attempt on every channel that lacks the inquiry: undefined once all have it, else the reason. */
+async function deliverNow(contact: ReturnType<typeof contactDeps>, id: string, resendSent = false): Promise<string | undefined> {
+  let thrown: unknown;
+  await deliver(contact, id, { resendSent }).catch((error: unknown) => (thrown = error));
+  const latest = await contact.inquiries.get(id);
+  if (latest?.status === 'sent') return undefined;
+  return latest?.lastError ?? (thrown as Error | undefined)?.message ?? 'not delivered';
+}
+
+/** Where a delivered inquiry went: the team inbox, the webhook, or both. */
+function destinations(deps: Deps): string {
+  const { smtp, webhook } = deps.config.delivery;
+  const places = [...(smtp || !webhook ? [deps.config.mailTo.address] : []), ...(webhook ? [`the webhook (${new URL(webhook.url).host})`] : [])];
+  return places.join(' and ');
 }
 
 const RESEND_PAGE = 100;
@@ -54,20 +77,19 @@ async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefine
   for (;;) {
     const page = await deps.inquiries.list({ status: 'failed', limit: RESEND_PAGE, since, ...(after ? { after } : {}) });
     for (const inquiry of page) {
-      try {
-        await deliver(contact, inquiry.id);
+      const failure = await deliverNow(contact, inquiry.id);
+      if (failure === undefined) {
         sent++;
         out.line(`sent    ${inquiry.id}`);
-      } catch (error) {
+      } else {
         failed++;
-        const latest = await deps.inquiries.get(inquiry.id);
-        out.line(`failed  ${inquiry.id}: ${latest?.lastError ?? (error as Error).message}`);
+        out.line(`failed  ${inquiry.id}: ${failure}`);
       }
     }
     if (page.length < RESEND_PAGE) break;
     after = page.at(-1);
   }
-  const summary = `${sent} of ${sent + failed} failed ${sent + failed === 1 ? 'inquiry' : 'inquiries'} sent to ${deps.config.mailTo.address}`;
+  const summary = `${sent} of ${sent + failed} failed ${sent + failed === 1 ? 'inquiry' : 'inquiries'} delivered to ${destinations(deps)}`;
   if (failed) throw new CliError(`${summary}; ${failed} still failed`);
   out.line(summary);
 }
@@ -95,4 +117,5 @@ function positiveInteger(flag: string, raw: string, min = 1): number {
   return Number(raw);
 }
 
+const iso = (ms: number) => new Date(ms).toISOString();
 const truncate = (text: string, max: number) => ([...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text);

@@ -21,11 +21,23 @@ export interface Inquiry {
   /** When the latest delivery attempt started. */
   attemptedAt: number | null;
   lastError: string | null;
+  /** Set once the e-mail channel delivered it: the Message-ID every attempt gives it. */
   messageId: string | null;
+  /** When the webhook channel delivered it. */
+  webhookAt: number | null;
+  /** When every channel had delivered it. */
   sentAt: number | null;
+  /** When a failed inquiry is tried again (D15); null once its retries are over, or for any other status. */
+  nextAttemptAt: number | null;
 }
 
-export type NewInquiry = Omit<Inquiry, 'attempts' | 'attemptedAt' | 'lastError' | 'messageId' | 'sentAt'>;
+export type NewInquiry = Omit<Inquiry, 'attempts' | 'attemptedAt' | 'lastError' | 'messageId' | 'webhookAt' | 'sentAt' | 'nextAttemptAt'>;
+
+/** What an attempt delivered, channel by channel: kept even when another channel failed. */
+export interface Delivered {
+  messageId?: string;
+  webhookAt?: number;
+}
 
 export interface InquiryStore {
   /**
@@ -41,10 +53,19 @@ export interface InquiryStore {
    * False when the inquiry is spam, missing, or another attempt is under way.
    */
   claimDelivery(id: string, at: number, staleBefore: number, resendSent?: boolean): Promise<boolean>;
-  markSent(id: string, at: number, messageId: string): Promise<void>;
-  markFailed(id: string, at: number, error: string): Promise<void>;
+  /** Every channel has it now. */
+  markSent(id: string, at: number, delivered: Delivered): Promise<void>;
+  /** Some channel failed: what did get through, why the rest did not, and when to try again (null: never). */
+  markFailed(id: string, at: number, failure: Delivered & { error: string; nextAttemptAt: number | null }): Promise<void>;
   /** Pending inquiries no live attempt holds: never attempted, or attempted, before `staleBefore`. */
   listStalled(staleBefore: number, limit: number): Promise<Inquiry[]>;
+  /**
+   * Marks the inquiry's submitter as acknowledged at `at`, unless an inquiry from the same address was
+   * acknowledged after `notSince`: true when this one is to be acknowledged.
+   */
+  claimAcknowledgement(id: string, email: string, at: number, notSince: number): Promise<boolean>;
+  /** Failed inquiries whose next attempt is due at `now`, the longest due first. */
+  listDue(now: number, limit: number): Promise<Inquiry[]>;
   /**
    * Newest first. `since`: created at or after it. `after`: the page after this inquiry (the last one of
    * the previous page), so a long walk holds one page at a time.

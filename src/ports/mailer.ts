@@ -1,4 +1,4 @@
-// Sending one message to the team inbox; adapters are SMTP and the development outbox folder.
+// Sending one message; adapters are SMTP (nodemailer's pool) and the development outbox folder.
 import type { MailAddress } from '../config.js';
 
 export interface MailMessage {
@@ -7,19 +7,36 @@ export interface MailMessage {
   replyTo: MailAddress;
   subject: string;
   text: string;
+  /** The same on every attempt, so a copy delivered twice is recognisably one message (RFC 5322 section 3.6.4). */
+  messageId: string;
+  /** When the message was first accepted, not when this attempt runs (RFC 5322 section 3.6.1). */
+  date: Date;
   /** Extra headers whose values we produce ourselves (never submitter text). */
   headers: Record<string, string>;
 }
 
 export interface Mailer {
-  /** Resolves with the Message-ID once the server accepted it; rejects with MailDeliveryError. */
-  send(message: MailMessage): Promise<{ messageId: string }>;
-  /** Resolves when the mail server (or outbox folder) is usable; rejects with the reason. */
+  /**
+   * Resolves once the server accepted the message; rejects with MailDeliveryError. An aborted `signal`
+   * stops the attempt: a message still waiting is never handed over, one in transit has its connection closed.
+   */
+  send(message: MailMessage, signal?: AbortSignal): Promise<void>;
+  /** Resolves when the mail server (or outbox folder) is usable: it connects and signs in; rejects with the reason. */
   verify(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The mail server refused or dropped the message. `reason` is safe to log (no message content). */
+/**
+ * The mail server refused or dropped the message. `reason` is safe to log (no message content).
+ * `permanent`: the server refused this message for good (a 5xx to its envelope or data); trying again
+ * cannot help. Anything else (no connection, a timeout, a 4xx, a sign-in the operator can fix) may.
+ */
 export class MailDeliveryError extends Error {
   override name = 'MailDeliveryError';
+  constructor(
+    reason: string,
+    readonly permanent = false,
+  ) {
+    super(reason);
+  }
 }

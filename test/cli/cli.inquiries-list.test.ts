@@ -48,7 +48,7 @@ describe('portico inquiries list', () => {
     const { code, stdout, stderr } = await space.cli('inquiries', 'list');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(lines(stdout)[0]).toMatch(/^ID +RECEIVED +STATUS +TRIES +LANG +CHANNEL +EMAIL +NAME$/);
+    expect(lines(stdout)[0]).toMatch(/^ID +RECEIVED +STATUS +TRIES +NEXT TRY +LANG +CHANNEL +EMAIL +NAME +LAST ERROR$/);
     expect(table(stdout)).toEqual([
       expect.objectContaining({ ID: seeded.spam, STATUS: 'spam', EMAIL: 'bot@example.com', NAME: 'Spam Bot' }),
       expect.objectContaining({ ID: seeded.failed, STATUS: 'failed', TRIES: '1', LANG: 'en', CHANNEL: 'web', EMAIL: 'failed@example.com', NAME: 'Failed Sender' }),

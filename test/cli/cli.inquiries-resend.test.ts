@@ -34,7 +34,7 @@ describe('portico inquiries resend', () => {
     const { code, stdout, stderr } = await space.cli('inquiries', 'resend', seeded.failed);
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(stdout).toBe(`inquiry ${seeded.failed} sent to sales@portico.example\n`);
+    expect(stdout).toBe(`inquiry ${seeded.failed} delivered to sales@portico.example\n`);
     expect(smtp.messages).toHaveLength(1);
     const [mail] = smtp.messages;
     expect(mail?.replyTo?.value[0]?.address).toBe('failed@example.com');
@@ -66,7 +66,7 @@ describe('portico inquiries resend', () => {
   it('sends a sent inquiry again with --force', async () => {
     const { code, stdout } = await space.cli('inquiries', 'resend', seeded.sent, '--force');
     expect(code).toBe(0);
-    expect(stdout).toBe(`inquiry ${seeded.sent} sent to sales@portico.example\n`);
+    expect(stdout).toBe(`inquiry ${seeded.sent} delivered to sales@portico.example\n`);
     expect(smtp.messages.map((mail) => mail.replyTo?.value[0]?.address)).toEqual(['sent@example.com']);
     expect(await stored(seeded.sent)).toMatchObject({ status: 'sent', attempts: 2 });
   });
@@ -114,7 +114,7 @@ describe('portico inquiries resend --failed', () => {
     smtp.mode = 'accept';
     expect(code).toBe(1);
     expect(stdout).toMatch(new RegExp(`^failed  ${seeded.failed}: .+\\n$`));
-    expect(stderr).toBe('portico: 0 of 1 failed inquiry sent to sales@portico.example; 1 still failed\n');
+    expect(stderr).toBe('portico: 0 of 1 failed inquiry delivered to sales@portico.example; 1 still failed\n');
   });
 
   it('sends every failed inquiry, and nothing sent or spam', async () => {
@@ -123,7 +123,7 @@ describe('portico inquiries resend --failed', () => {
     expect(code).toBe(0);
     // Three failed: the one the previous test left, and one from each seeding.
     expect(lines(stdout).slice(0, 2).sort()).toEqual([`sent    ${first.failed}`, `sent    ${second.failed}`].sort());
-    expect(lines(stdout).at(-1)).toBe('3 of 3 failed inquiries sent to sales@portico.example');
+    expect(lines(stdout).at(-1)).toBe('3 of 3 failed inquiries delivered to sales@portico.example');
     expect(smtp.messages.map((m) => m.replyTo?.value[0]?.address)).toEqual(['failed@example.com', 'failed@example.com', 'failed@example.com']);
     const { stdout: left } = await space.cli('inquiries', 'list', '--status', 'failed');
     expect(left).toBe('no inquiries\n');

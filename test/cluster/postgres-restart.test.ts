@@ -4,12 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMTP_CONNECTIONS } from '../../src/adapters/mail/mailers.js';
 import { POOL_SIZE } from '../../src/adapters/sql/postgres.js';
 import { connectionsTo, residentMb } from '../support/process-stats.js';
 import { canRunPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+
+// SMTP_MAX_CONNECTIONS's default: the node never holds more connections to its relay.
+const SMTP_CONNECTIONS = 5;
 
 if (!canRunPrivatePostgres) console.warn('SKIPPED test/cluster/postgres-restart.test.ts: PostgreSQL 15 server binaries are missing (/usr/lib/postgresql/15/bin).');
 

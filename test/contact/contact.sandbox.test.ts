@@ -50,7 +50,7 @@ describe('APP_ENV=development', () => {
       expect((await api.post('/api/contact', inquiry({ name: 'Outbox Reader' }))).status).toBe(200);
       const [stored] = await api.deps.inquiries.list({ limit: 1 });
       const eml = await readFile(`${api.dir}/outbox/${stored!.id}.eml`, 'utf8');
-      expect(eml).toMatch(/^Subject: New inquiry from Outbox Reader/m);
+      expect(eml).toMatch(/^Subject: Nueva consulta de Outbox Reader \[es\]/m);
       expect(eml).toMatch(/^Reply-To: Outbox Reader <ana@example.com>/m);
       expect(stored?.status).toBe('sent');
     } finally {

@@ -38,7 +38,7 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
 
     it('keeps an inquiry exactly as given, with no delivery attempt yet', async () => {
       expect(await store.create(inquiry('i1'))).toBe(true);
-      expect(await store.get('i1')).toEqual({ ...inquiry('i1'), attempts: 0, attemptedAt: null, lastError: null, messageId: null, sentAt: null });
+      expect(await store.get('i1')).toEqual({ ...inquiry('i1'), attempts: 0, attemptedAt: null, lastError: null, messageId: null, webhookAt: null, sentAt: null, nextAttemptAt: null });
       expect(await store.get('missing')).toBeUndefined();
     });
 
@@ -70,13 +70,48 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       const other = await fixture.another();
       const claims = await Promise.all([store.claimDelivery('i3', 2_000, 0), other.claimDelivery('i3', 2_000, 0)]);
       expect(claims.filter(Boolean)).toHaveLength(1);
-      await store.markFailed('i3', 2_100, 'SMTP 451');
-      expect(await store.get('i3')).toMatchObject({ status: 'failed', attempts: 1, lastError: 'SMTP 451' });
+      await store.markFailed('i3', 2_100, { error: 'SMTP 451', nextAttemptAt: 20_000 });
+      expect(await store.get('i3')).toMatchObject({ status: 'failed', attempts: 1, lastError: 'SMTP 451', nextAttemptAt: 20_000 });
       expect(await store.claimDelivery('i3', 3_000, 0)).toBe(true);
-      await store.markSent('i3', 3_100, '<m1@portico>');
-      expect(await store.get('i3')).toMatchObject({ status: 'sent', attempts: 2, sentAt: 3_100, messageId: '<m1@portico>', lastError: null });
+      await store.markSent('i3', 3_100, { messageId: '<m1@portico>' });
+      expect(await store.get('i3')).toMatchObject({ status: 'sent', attempts: 2, sentAt: 3_100, messageId: '<m1@portico>', lastError: null, nextAttemptAt: null });
       expect(await store.claimDelivery('i3', 4_000, 0)).toBe(false);
       expect(await store.claimDelivery('i3', 4_000, 0, true)).toBe(true);
+    });
+
+    it('keeps what each channel delivered across attempts, and never erases it with a later one that did not redo it', async () => {
+      await store.create(inquiry('both'), 1_000);
+      await store.markFailed('both', 1_100, { messageId: '<both@portico>', error: 'webhook: HTTP 500', nextAttemptAt: 16_000 });
+      expect(await store.get('both')).toMatchObject({ status: 'failed', messageId: '<both@portico>', webhookAt: null, lastError: 'webhook: HTTP 500' });
+      expect(await store.claimDelivery('both', 16_000, 0)).toBe(true);
+      await store.markFailed('both', 16_100, { error: 'webhook: HTTP 502', nextAttemptAt: 45_000 });
+      expect(await store.get('both')).toMatchObject({ messageId: '<both@portico>', webhookAt: null, nextAttemptAt: 45_000 });
+      expect(await store.claimDelivery('both', 45_000, 0)).toBe(true);
+      await store.markSent('both', 45_100, { webhookAt: 45_050 });
+      expect(await store.get('both')).toMatchObject({ status: 'sent', messageId: '<both@portico>', webhookAt: 45_050, sentAt: 45_100, lastError: null, nextAttemptAt: null });
+    });
+
+    it('lists failed inquiries whose next attempt is due, the longest due first, and none given up on', async () => {
+      for (const [id, next] of [['later', 50_000], ['due', 20_000], ['overdue', 10_000], ['given-up', null]] as const) {
+        await store.create(inquiry(id), 1_000);
+        await store.markFailed(id, 1_100, { error: 'ECONNREFUSED', nextAttemptAt: next });
+      }
+      expect((await store.listDue(30_000, 10)).map((i) => i.id)).toEqual(['overdue', 'due']);
+      expect((await store.listDue(30_000, 1)).map((i) => i.id)).toEqual(['overdue']);
+      // Claimed by a node: no longer failed, so no longer due to any other.
+      expect(await store.claimDelivery('overdue', 30_000, 0)).toBe(true);
+      expect((await store.listDue(30_000, 10)).map((i) => i.id)).toEqual(['due']);
+    });
+
+    it('acknowledges an address once a window: a later inquiry from it is refused until the window has passed', async () => {
+      const DAY = 86_400_000;
+      for (const id of ['ack-1', 'ack-2', 'ack-3']) await store.create(inquiry(id, { email: 'same@example.com' }));
+      await store.create(inquiry('ack-other', { email: 'other@example.com' }));
+      expect(await store.claimAcknowledgement('ack-1', 'same@example.com', DAY, 0)).toBe(true);
+      expect(await store.claimAcknowledgement('ack-1', 'same@example.com', DAY, 0)).toBe(false);
+      expect(await store.claimAcknowledgement('ack-2', 'same@example.com', DAY + 1, 1)).toBe(false);
+      expect(await store.claimAcknowledgement('ack-other', 'other@example.com', DAY + 1, 1)).toBe(true);
+      expect(await store.claimAcknowledgement('ack-3', 'same@example.com', 2 * DAY, DAY)).toBe(true);
     });
 
     it('never delivers spam', async () => {

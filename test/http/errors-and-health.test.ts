@@ -40,7 +40,7 @@ describe('errors and probes', () => {
       expect((await fetch(`${broken.url}/healthz`)).status).toBe(200);
     } finally {
       await broken.app.close();
-      await broken.deps.mailer.close();
+      await broken.deps.mailer?.close();
     }
   });
 

@@ -7,12 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SMTP_CONNECTIONS } from '../../src/adapters/mail/mailers.js';
 import { freePort } from '../support/app.js';
 import { connectionsOn, connectionsTo, openSockets, peakConnectionsDuring, residentMb } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, startTricklingSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+
+// SMTP_MAX_CONNECTIONS's default: the node never holds more connections to its relay.
+const SMTP_CONNECTIONS = 5;
 
 // The hung server's burst: every pooled connection takes a message, and 7 inquiries wait for one.
 const HUNG = SMTP_CONNECTIONS + 7;
@@ -78,6 +80,8 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
   let node: ServeProcess;
   let before: Awaited<ReturnType<typeof footprint>>;
   let accepted = 0;
+  /** What servers since closed on the mail port accepted. */
+  const deliveredIds: unknown[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portico-smtp-faults-'));
@@ -112,9 +116,8 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
     accepted += clients * each + 8;
   });
 
-  it('answers 502 within 5 s of waiting for a connection plus the 10 s socket timeout when the server takes each message and never answers, even with more inquiries than pooled connections', async () => {
+  it('answers 502 within the 14 s send deadline when the server takes each message and never answers, even with more inquiries than pooled connections', async () => {
     smtp.mode = 'hang';
-    const received = smtp.messages.length;
     // 7 more at once than the pool's connections: none may wait in a queue for others' timeouts (it was 30 s).
     const { result: hung, peak } = await peakConnectionsDuring(node.child.pid!, smtpPort, burst(node.url, HUNG, 1));
     expect(statuses(hung)).toEqual(['502 delivery_failed']);
@@ -122,14 +125,11 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
     expect(peak, 'connections to the mail server during the burst').toBeLessThanOrEqual(SMTP_CONNECTIONS);
     smtp.mode = 'accept';
     expect(statuses(await burst(node.url, 4, 2))).toEqual(['200 ok']);
-    // One message per pooled connection reached the wedged server. The 7 others were handed a
-    // connection behind a message it never answered (RFC 2920 pipelining): their envelopes went out,
-    // never their data, so none arrives late now the server accepts again.
-    expect(smtp.messages.length - received).toBe(SMTP_CONNECTIONS + 8);
     accepted += HUNG + 8;
   }, 40_000);
 
   it('answers 502 at once while nothing listens on the mail port, and delivers when the server is back', async () => {
+    deliveredIds.push(...smtp.accepted.map((m) => m.headers.get('x-portico-inquiry-id')));
     await smtp.close();
     const down = await burst(node.url, 8, 2);
     expect(statuses(down)).toEqual(['502 delivery_failed']);
@@ -139,14 +139,21 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
     accepted += 24;
   });
 
-  it('has kept every inquiry, and holds no more sockets or memory than before the faults', async () => {
+  it('has kept every inquiry, retrying all but the refused ones, and holds no more sockets or memory than before the faults', async () => {
     const db = new Database(join(dir, 'p.sqlite'), { readonly: true });
+    const answered502 = 40 + 24 + HUNG + 16;
     try {
-      const rows = db.prepare('select status, count(*) as n from inquiries group by status order by status').all();
-      expect(rows).toEqual([
-        { status: 'failed', n: 40 + 24 + HUNG + 16 },
-        { status: 'sent', n: accepted - (40 + 24 + HUNG + 16) },
-      ]);
+      const count = (where: string) => (db.prepare(`select count(*) as n from inquiries where ${where}`).get() as { n: number }).n;
+      expect(count('1 = 1')).toBe(accepted);
+      // The 40 refused with a 550 are failed for good; the rest of the 502s are sent by now or wait for their retry.
+      expect(count("status = 'failed' and next_attempt_at is null")).toBe(40);
+      expect(count("status = 'failed' and next_attempt_at is not null") + count("status = 'sent'")).toBe(accepted - 40);
+      expect(count("status = 'sent'")).toBeGreaterThanOrEqual(accepted - answered502);
+      // No attempt cut off at its deadline delivered behind the retry's back: each inquiry reached the
+      // server once at most (servers restarted on this port count together).
+      const ids = [...deliveredIds, ...smtp.accepted.map((m) => m.headers.get('x-portico-inquiry-id'))];
+      expect(ids.length).toBeGreaterThanOrEqual(count("status = 'sent'"));
+      expect(new Set(ids).size).toBe(ids.length);
     } finally {
       db.close();
     }
@@ -158,7 +165,7 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
 });
 
 describe('a node whose mail server answers a byte at a time', () => {
-  it('answers 502 within the 10 s send deadline, though the server is never silent long enough for the socket timeout', async () => {
+  it('answers 502 within the 14 s send deadline, though the server is never silent long enough for the socket timeout', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'portico-smtp-trickle-'));
     // 500 ms a byte: a message would take about 20 s to get through.
     const smtp = await startTricklingSmtpServer(500);
@@ -166,7 +173,7 @@ describe('a node whose mail server answers a byte at a time', () => {
     try {
       const outcomes = await burst(node.url, 2, 1);
       expect(statuses(outcomes)).toEqual(['502 delivery_failed']);
-      expect(slowest(outcomes)).toBeLessThan(12_000);
+      expect(slowest(outcomes)).toBeLessThan(15_000);
     } finally {
       await stopAll(node, [smtp], dir);
     }

@@ -1,6 +1,7 @@
-// Migration 0003 lightens the inquiries' indexes (docs/performance.md, "Inquiry indexes"). A database
-// the previous version left must come through it with every inquiry as it was, and with what the
-// indexes served still served: a repeated Idempotency-Key is refused, stalled inquiries are found.
+// A database the first version left must come through every later migration (0003's lighter indexes,
+// 0004's delivery columns) with every inquiry as it was, and with what the indexes served still
+// served: a repeated Idempotency-Key is refused, stalled inquiries are found. A failed inquiry of that
+// version has no next attempt: it waits, as it did then, for `inquiries resend`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +32,9 @@ const inquiry = (n: number, fields: Partial<Inquiry> = {}): Inquiry => ({
   attemptedAt: null,
   lastError: null,
   messageId: null,
+  webhookAt: null,
   sentAt: null,
+  nextAttemptAt: null,
   ...fields,
 });
 
@@ -64,7 +67,7 @@ const row = (i: Inquiry) => ({
 });
 
 const fresh = (n: number, idempotencyKey: string | null): NewInquiry => {
-  const { attempts: _a, attemptedAt: _b, lastError: _c, messageId: _d, sentAt: _e, ...rest } = inquiry(n, { createdAt: NOW + n, idempotencyKey });
+  const { attempts: _a, attemptedAt: _b, lastError: _c, messageId: _d, sentAt: _e, webhookAt: _f, nextAttemptAt: _g, ...rest } = inquiry(n, { createdAt: NOW + n, idempotencyKey });
   return rest;
 };
 
@@ -85,6 +88,7 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
       const store = sqlInquiryStore(db);
       for (const earlier of EARLIER) expect(await store.get(earlier.id)).toEqual(earlier);
       expect((await store.listStalled(NOW - 60_000, 10)).map((i) => i.id)).toEqual([EARLIER[2]!.id]);
+      expect(await store.listDue(NOW, 10)).toEqual([]);
       expect(await store.create(fresh(5, 'key-1'), NOW)).toBe(false);
       expect(await store.create(fresh(6, null), NOW)).toBe(true);
       expect(await store.create(fresh(7, null), NOW)).toBe(true);

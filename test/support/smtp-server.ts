@@ -1,15 +1,18 @@
-// A real SMTP server on loopback (npm smtp-server) that accepts, refuses at RCPT, drops the connection,
+// A real SMTP server on loopback (npm smtp-server) that accepts, refuses for now at MAIL FROM (451),
+// refuses for good at RCPT (550), drops the connection,
 // answers slowly, or takes the message and never answers (`hang`, as a wedged server does).
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
-export type SmtpMode = 'accept' | 'reject-rcpt' | 'drop' | 'slow' | 'hang';
+export type SmtpMode = 'accept' | 'reject-mail' | 'reject-rcpt' | 'drop' | 'slow' | 'hang';
 
 export interface TestSmtpServer {
   url: string;
   /** Messages accepted so far, parsed. */
   messages: ParsedMail[];
+  /** The messages the server answered 250 to: delivered, as far as the client can know. */
+  accepted: ParsedMail[];
   /** Raw messages as received on the wire. */
   raw: string[];
   mode: SmtpMode;
@@ -18,11 +21,15 @@ export interface TestSmtpServer {
 
 /** Listens on `port` (0: any free one); a server restarted on the same port is the same server to its clients. */
 export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0): Promise<TestSmtpServer> {
-  const state: TestSmtpServer = { url: '', messages: [], raw: [], mode, close: async () => {} };
+  const state: TestSmtpServer = { url: '', messages: [], accepted: [], raw: [], mode, close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onMailFrom(_address, _session, callback) {
+      if (state.mode === 'reject-mail') return callback(Object.assign(new Error('4.7.1 try again later'), { responseCode: 451 }));
+      callback();
+    },
     onRcptTo(_address, session, callback) {
       if (state.mode === 'reject-rcpt') return callback(Object.assign(new Error('5.1.1 mailbox unavailable'), { responseCode: 550 }));
       if (state.mode === 'drop') {
@@ -40,11 +47,13 @@ export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0): Prom
       stream.on('end', async () => {
         const raw = Buffer.concat(chunks);
         state.raw.push(raw.toString('utf8'));
-        state.messages.push(await simpleParser(raw));
+        const parsed = await simpleParser(raw);
+        state.messages.push(parsed);
         // A mail server that takes its time to accept, as a loaded one does.
         if (state.mode === 'hang') return;
-        if (state.mode === 'slow') setTimeout(callback, 1500);
-        else callback();
+        const accept = () => (state.accepted.push(parsed), callback());
+        if (state.mode === 'slow') setTimeout(accept, 1500);
+        else accept();
       });
     },
   });

@@ -1,9 +1,9 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
-import { sql, type Selectable } from 'kysely';
-import type { Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import type { Delivered, Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { Db } from './database.js';
 import { directSqlite, type DirectSqlite } from './sqlite-direct.js';
-import type { InquiriesTable } from './schema.js';
+import type { InquiriesTable, Tables } from './schema.js';
 
 export function sqlInquiryStore(db: Db): InquiryStore {
   const store: InquiryStore = {
@@ -45,12 +45,20 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async markSent(id, at, messageId) {
-      await db.updateTable('inquiries').set({ status: 'sent', sent_at: at, message_id: messageId, last_error: null }).where('id', '=', id).execute();
+    async markSent(id, at, delivered) {
+      await db
+        .updateTable('inquiries')
+        .set((eb) => ({ status: 'sent', sent_at: at, ...keep(eb, delivered), last_error: null, next_attempt_at: null }))
+        .where('id', '=', id)
+        .execute();
     },
 
-    async markFailed(id, _at, error) {
-      await db.updateTable('inquiries').set({ status: 'failed', last_error: error }).where('id', '=', id).execute();
+    async markFailed(id, _at, failure) {
+      await db
+        .updateTable('inquiries')
+        .set((eb) => ({ status: 'failed', ...keep(eb, failure), last_error: failure.error, next_attempt_at: failure.nextAttemptAt }))
+        .where('id', '=', id)
+        .execute();
     },
 
     async listStalled(staleBefore, limit) {
@@ -61,6 +69,31 @@ export function sqlInquiryStore(db: Db): InquiryStore {
         .where(sql<boolean>`status = 'pending'`)
         .where((eb) => eb.or([eb('attempted_at', '<', staleBefore), eb.and([eb('attempted_at', 'is', null), eb('created_at', '<', staleBefore)])]))
         .orderBy('created_at')
+        .limit(limit)
+        .execute();
+      return rows.map(fromRow);
+    },
+
+    async claimAcknowledgement(id, email, at, notSince) {
+      const result = await db
+        .updateTable('inquiries')
+        .set({ acknowledged_at: at })
+        .where('id', '=', id)
+        .where('acknowledged_at', 'is', null)
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('inquiries as earlier').select('earlier.id').where('earlier.email', '=', email).where('earlier.acknowledged_at', '>', notSince))),
+        )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async listDue(now, limit) {
+      const rows = await db
+        .selectFrom('inquiries')
+        .selectAll()
+        .where('next_attempt_at', '<=', now)
+        .where(sql<boolean>`status = 'failed'`)
+        .orderBy('next_attempt_at')
         .limit(limit)
         .execute();
       return rows.map(fromRow);
@@ -92,16 +125,27 @@ export function sqlInquiryStore(db: Db): InquiryStore {
 const INSERT_COLUMNS = Object.keys(toRow({} as NewInquiry));
 // Built once: the statement cache finds a statement by its text, and a string made anew is hashed anew.
 const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
-const MARK_SENT_SQL = "update inquiries set status = 'sent', sent_at = ?, message_id = ?, last_error = null where id = ?";
-const MARK_FAILED_SQL = "update inquiries set status = 'failed', last_error = ? where id = ?";
+const MARK_SENT_SQL =
+  "update inquiries set status = 'sent', sent_at = ?, message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = null, next_attempt_at = null where id = ?";
+const MARK_FAILED_SQL =
+  "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
 
 /** The contact endpoint's writes on SQLite, run directly and committed in groups (sqlite-direct.ts). */
 function sqliteHotPath(direct: DirectSqlite): Pick<InquiryStore, 'create' | 'markSent' | 'markFailed'> {
   return {
     create: (inquiry, claimAt) =>
       direct.write(() => direct.statement(INSERT_SQL).run(...Object.values(toRow(inquiry, claimAt))).changes === 1),
-    markSent: (id, at, messageId) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, messageId, id)),
-    markFailed: (id, _at, error) => direct.write(() => void direct.statement(MARK_FAILED_SQL).run(error, id)),
+    markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),
+    markFailed: (id, _at, failure) =>
+      direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),
+  };
+}
+
+/** A channel's outcome is written once it exists, and never erased by a later attempt that did not redo it. */
+function keep(eb: ExpressionBuilder<Tables, 'inquiries'>, delivered: Delivered) {
+  return {
+    message_id: eb.fn.coalesce(eb.val(delivered.messageId ?? null), eb.ref('message_id')),
+    webhook_at: eb.fn.coalesce(eb.val(delivered.webhookAt ?? null), eb.ref('webhook_at')),
   };
 }
 
@@ -125,6 +169,9 @@ function toRow(inquiry: NewInquiry, claimAt?: number) {
     last_error: null,
     message_id: null,
     sent_at: null,
+    webhook_at: null,
+    next_attempt_at: null,
+    acknowledged_at: null,
   };
 }
 
@@ -148,6 +195,8 @@ function fromRow(row: Selectable<InquiriesTable>): Inquiry {
     attemptedAt: toNumber(row.attempted_at),
     lastError: row.last_error,
     messageId: row.message_id,
+    webhookAt: toNumber(row.webhook_at),
     sentAt: toNumber(row.sent_at),
+    nextAttemptAt: toNumber(row.next_attempt_at),
   };
 }

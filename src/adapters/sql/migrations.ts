@@ -114,6 +114,19 @@ const migrations: Record<string, Migration> = {
       await sql`create index if not exists inquiries_pending on inquiries (created_at) where status = 'pending'`.execute(db);
     },
   },
+  // Delivery as a durable job (D15): when a failed inquiry is tried again, the webhook channel's outcome
+  // beside the e-mail's message_id, and when its submitter was sent an acknowledgement. Both indexes
+  // are partial: they hold only inquiries waiting for a retry, and acknowledged ones, so the contact
+  // path's insert touches neither.
+  '0004_delivery': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('inquiries').addColumn('webhook_at', 'bigint').execute();
+      await db.schema.alterTable('inquiries').addColumn('next_attempt_at', 'bigint').execute();
+      await db.schema.alterTable('inquiries').addColumn('acknowledged_at', 'bigint').execute();
+      await sql`create index inquiries_retry_due on inquiries (next_attempt_at) where next_attempt_at is not null`.execute(db);
+      await sql`create index inquiries_acknowledged on inquiries (email, acknowledged_at) where acknowledged_at is not null`.execute(db);
+    },
+  },
 };
 
 /**

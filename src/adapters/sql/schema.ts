@@ -19,6 +19,9 @@ export interface InquiriesTable {
   last_error: string | null;
   message_id: string | null;
   sent_at: number | null;
+  webhook_at: number | null;
+  next_attempt_at: number | null;
+  acknowledged_at: number | null;
 }
 
 export interface OAuthClientsTable {

@@ -1,7 +1,10 @@
-// The e-mail the team receives for one inquiry: fixed From, the submitter as Reply-To, the locale.
+// The e-mail the team receives for one inquiry: fixed From, the submitter as Reply-To, labels in the inquiry's locale.
+import { domainToASCII } from 'node:url';
 import type { AppEnv, MailAddress } from '../../config.js';
-import type { Inquiry, NewInquiry } from '../../ports/inquiry-store.js';
+import type { NewInquiry } from '../../ports/inquiry-store.js';
 import type { MailMessage } from '../../ports/mailer.js';
+import { TEAM_EMAIL } from './email-i18n.js';
+import type { Locale } from './schema.js';
 
 export interface InquiryMailSettings {
   appEnv: AppEnv;
@@ -9,27 +12,36 @@ export interface InquiryMailSettings {
   mailTo: MailAddress;
 }
 
-const CHANNEL_LABEL: Record<Inquiry['channel'], string> = { web: 'web form', api: 'API', mcp: 'MCP' };
-
 export function composeInquiryEmail(inquiry: NewInquiry, settings: InquiryMailSettings): MailMessage {
+  const words = TEAM_EMAIL[inquiry.locale as Locale] ?? TEAM_EMAIL.en;
   const prefix = settings.appEnv === 'sandbox' ? '[SANDBOX] ' : '';
+  const client = inquiry.clientId ? ` (${words.client} ${inquiry.clientId})` : '';
   return {
     // Copies: the configuration is frozen.
     from: { ...settings.mailFrom },
     to: { ...settings.mailTo },
     replyTo: { name: inquiry.name, address: inquiry.email },
-    subject: `${prefix}New inquiry from ${inquiry.name} [${inquiry.locale}]`,
+    subject: `${prefix}${words.subject(inquiry.name)} [${inquiry.locale}]`,
     text: [
-      `Name: ${inquiry.name}`,
-      `E-mail: ${inquiry.email}`,
-      `Language: ${inquiry.locale}`,
-      `Channel: ${CHANNEL_LABEL[inquiry.channel]}${inquiry.clientId ? ` (client ${inquiry.clientId})` : ''}`,
-      `Received: ${new Date(inquiry.createdAt).toISOString()}`,
-      `Inquiry: ${inquiry.id}`,
+      `${words.name}: ${inquiry.name}`,
+      `${words.email}: ${inquiry.email}`,
+      `${words.language}: ${inquiry.locale}`,
+      `${words.channel}: ${words.channels[inquiry.channel]}${client}`,
+      `${words.received}: ${new Date(inquiry.createdAt).toISOString()}`,
+      `${words.inquiry}: ${inquiry.id}`,
       '',
-      inquiry.message,
+      // One kind of line break: a bare CR is a line break to some readers and none to others.
+      inquiry.message.replace(/\r\n?/g, '\n'),
       '',
     ].join('\n'),
+    messageId: inquiryMessageId(inquiry.id, settings.mailFrom.address),
+    date: new Date(inquiry.createdAt),
     headers: { 'Content-Language': inquiry.locale, 'X-Portico-Inquiry-Id': inquiry.id },
   };
+}
+
+/** `<inquiry-id@sender's domain>`: one Message-ID for every attempt at one inquiry (D15, RFC 5322 section 3.6.4). */
+export function inquiryMessageId(id: string, from: string): string {
+  const domain = domainToASCII(from.slice(from.lastIndexOf('@') + 1)) || 'portico.invalid';
+  return `<${id}@${domain}>`;
 }

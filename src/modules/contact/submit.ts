@@ -4,23 +4,19 @@ import { AppError, invalidRequest } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import { HumanCheckUnavailable, type HumanCheck } from '../../ports/human-check.js';
 import type { Inquiry, InquiryChannel, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
-import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
 import { uuidV7, type Random } from '../../ports/random.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
-import { composeInquiryEmail, type InquiryMailSettings } from './email.js';
+import { acknowledge } from './acknowledgement.js';
+import { attempt, deliver, type DeliveryDeps } from './delivery.js';
 import type { ContactRequest } from './schema.js';
 
-export interface ContactDeps {
-  inquiries: InquiryStore;
-  mailer: Mailer;
+export interface ContactDeps extends DeliveryDeps {
   /** Absent when Turnstile is disabled. */
   humanCheck: HumanCheck | undefined;
-  clock: Clock;
-  random: Random;
-  mail: InquiryMailSettings;
+  /** MAIL_ACKNOWLEDGE: a note to submitters who passed Turnstile or came with a token. */
+  acknowledge: boolean;
   /** Quotas counted outside the routes: the contact tool's (D14). */
   limiter: RateLimiter;
-  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
 }
 
 export interface Submission {
@@ -33,8 +29,6 @@ export interface Submission {
   idempotencyKey: string | undefined;
 }
 
-// Longer than the SMTP timeouts together: a pending attempt this old belongs to a dead process.
-export const STALE_ATTEMPT_MS = 60_000;
 const HUMAN_CHECK_RETRY_AFTER_SECONDS = '10';
 
 export async function submitInquiry(deps: ContactDeps, submission: Submission): Promise<void> {
@@ -54,7 +48,8 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
     if (earlier) return replay(deps, earlier, inquiry.fingerprint);
   }
 
-  if (!submission.authenticated && deps.humanCheck) await checkHuman(deps.humanCheck, request.turnstileToken, submission.remoteIp);
+  const checked = !submission.authenticated && deps.humanCheck !== undefined;
+  if (checked) await checkHuman(deps.humanCheck!, request.turnstileToken, submission.remoteIp);
 
   // Stored with its first delivery attempt already claimed: one write before the e-mail, not three.
   if (!(await deps.inquiries.create(inquiry, inquiry.createdAt))) {
@@ -62,30 +57,9 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
     const earlier = await deps.inquiries.findByIdempotencyKey(inquiry.idempotencyKey!);
     return replay(deps, earlier!, inquiry.fingerprint);
   }
-  await send(deps, inquiry);
-}
-
-/** Sends a stored inquiry, recording the outcome; used for retries and by `inquiries resend`. */
-export async function deliver(deps: ContactDeps, id: string, options: { resendSent?: boolean } = {}): Promise<void> {
-  const now = deps.clock.now();
-  if (!(await deps.inquiries.claimDelivery(id, now, now - STALE_ATTEMPT_MS, options.resendSent))) {
-    throw new AppError('idempotency_in_progress', 'this inquiry is already being delivered; retry shortly', { 'Retry-After': '5' });
-  }
-  await send(deps, (await deps.inquiries.get(id))!);
-}
-
-/** E-mails an inquiry whose delivery attempt this process holds, and records the outcome. */
-async function send(deps: ContactDeps, inquiry: NewInquiry): Promise<void> {
-  const { id } = inquiry;
-  try {
-    const { messageId } = await deps.mailer.send(composeInquiryEmail(inquiry, deps.mail));
-    await deps.inquiries.markSent(id, deps.clock.now(), messageId);
-  } catch (error) {
-    if (!(error instanceof MailDeliveryError)) throw error;
-    await deps.inquiries.markFailed(id, deps.clock.now(), error.message);
-    deps.log.error({ inquiry: id, reason: error.message }, 'inquiry e-mail not delivered; kept for resend');
-    throw new AppError('delivery_failed', 'the inquiry was received but the e-mail could not be delivered; it is kept and will be resent');
-  }
+  // The submitter proved something (a passed check, or a token naming its client): never a stranger's address.
+  if (deps.acknowledge && (checked || submission.clientId !== null)) void acknowledge(deps, inquiry);
+  await attempt(deps, inquiry);
 }
 
 async function replay(deps: ContactDeps, earlier: Inquiry, fingerprint: string): Promise<void> {

@@ -1,0 +1,42 @@
+// MAIL_ACKNOWLEDGE: a short note to the submitter, in their language, that the inquiry arrived. Only for
+// submitters who proved something (a passed Turnstile check, or a Bearer token), and at most one a day
+// per address, so that Portico can never be made to mail strangers.
+import type { Inquiry, NewInquiry } from '../../ports/inquiry-store.js';
+import { MailDeliveryError, type MailMessage } from '../../ports/mailer.js';
+import type { DeliveryDeps } from './delivery.js';
+import { inquiryMessageId } from './email.js';
+import { ACKNOWLEDGEMENT } from './email-i18n.js';
+import type { Locale } from './schema.js';
+
+export const ACKNOWLEDGE_EVERY_MS = 86_400_000;
+
+/** Sends the note when this inquiry's address had none in the last day; never throws (it is a courtesy). */
+export async function acknowledge(deps: DeliveryDeps, inquiry: NewInquiry): Promise<void> {
+  if (!deps.mailer) return;
+  try {
+    const now = deps.clock.now();
+    if (!(await deps.inquiries.claimAcknowledgement(inquiry.id, inquiry.email, now, now - ACKNOWLEDGE_EVERY_MS))) return;
+    await deps.mailer.send(acknowledgementEmail(inquiry, deps));
+  } catch (error) {
+    if (!(error instanceof MailDeliveryError)) deps.log.error({ err: error, inquiry: inquiry.id }, 'acknowledgement failed');
+    else deps.log.warn({ inquiry: inquiry.id, reason: error.message }, 'acknowledgement not delivered (it is not retried)');
+  }
+}
+
+function acknowledgementEmail(inquiry: Pick<Inquiry, 'id' | 'name' | 'email' | 'locale' | 'createdAt'>, deps: Pick<DeliveryDeps, 'mail'>): MailMessage {
+  const words = ACKNOWLEDGEMENT[inquiry.locale as Locale] ?? ACKNOWLEDGEMENT.en;
+  const { mailFrom, mailTo } = deps.mail;
+  const id = inquiry.id;
+  return {
+    from: { ...mailFrom },
+    to: { name: inquiry.name, address: inquiry.email },
+    // A reply reaches the team, not the unattended sender.
+    replyTo: { ...mailTo },
+    subject: words.subject,
+    text: words.body(inquiry.name, mailFrom.name || mailFrom.address),
+    messageId: inquiryMessageId(`${id}.ack`, mailFrom.address),
+    date: new Date(inquiry.createdAt),
+    // RFC 3834 section 5: an automatic reply, which autoresponders must not answer.
+    headers: { 'Auto-Submitted': 'auto-replied', 'Content-Language': inquiry.locale },
+  };
+}

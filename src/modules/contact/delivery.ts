@@ -1,0 +1,125 @@
+// Delivery as a durable job (D15): an attempt sends the inquiry on every channel that does not have it
+// yet (the team's e-mail, the webhook), records what got through, and schedules the next attempt.
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Delivered, Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
+import type { Random } from '../../ports/random.js';
+import { WebhookDeliveryError, type WebhookSender } from '../../ports/webhook.js';
+import { composeInquiryEmail, type InquiryMailSettings } from './email.js';
+
+export interface DeliveryDeps {
+  inquiries: InquiryStore;
+  /** The e-mail channel; undefined when only the webhook is configured. */
+  mailer: Mailer | undefined;
+  webhook: WebhookSender | undefined;
+  clock: Clock;
+  random: Random;
+  mail: InquiryMailSettings;
+  /** How long after its acceptance an inquiry is still retried (MAIL_RETRY_FOR). */
+  retryForMs: number;
+  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+}
+
+// Longer than an attempt can take (the e-mail's 14 s deadline, then the webhook's 10 s): a pending
+// attempt this old belongs to a process that died.
+export const STALE_ATTEMPT_MS = 60_000;
+// D15: the first retry within 30 s (15 s at most, plus the 5 s between two looks for due inquiries),
+// doubling to at most an hour.
+export const FIRST_RETRY_MS = 15_000;
+export const MAX_RETRY_MS = 3_600_000;
+export const WEBHOOK_EVENT = 'inquiry.received';
+
+/** Starts a delivery attempt on a stored inquiry and runs it; used for retries and by `inquiries resend`. */
+export async function deliver(deps: DeliveryDeps, id: string, options: { resendSent?: boolean } = {}): Promise<void> {
+  const now = deps.clock.now();
+  if (!(await deps.inquiries.claimDelivery(id, now, now - STALE_ATTEMPT_MS, options.resendSent))) {
+    throw new AppError('idempotency_in_progress', 'this inquiry is already being delivered; retry shortly', { 'Retry-After': '5' });
+  }
+  const inquiry = (await deps.inquiries.get(id))!;
+  // A resend of a delivered inquiry goes out on every channel again; any other attempt completes what is missing.
+  await attempt(deps, options.resendSent && inquiry.status !== 'failed' ? { ...inquiry, messageId: null, webhookAt: null } : inquiry);
+}
+
+/**
+ * Sends an inquiry whose delivery attempt this process holds on each channel that lacks it, and records
+ * the outcome. Answers as the contract asks: nothing thrown once some channel has the inquiry (the team
+ * has the lead, the rest is retried); 502 `delivery_failed` when none has it.
+ */
+export async function attempt(deps: DeliveryDeps, inquiry: NewInquiry & Partial<Pick<Inquiry, 'messageId' | 'webhookAt' | 'attempts'>>): Promise<void> {
+  const delivered: Delivered = {};
+  const failures: { reason: string; permanent: boolean }[] = [];
+  if (deps.mailer && !inquiry.messageId) {
+    const email = composeInquiryEmail(inquiry, deps.mail);
+    try {
+      await deps.mailer.send(email);
+      delivered.messageId = email.messageId;
+    } catch (error) {
+      if (!(error instanceof MailDeliveryError)) throw error;
+      failures.push({ reason: error.message, permanent: error.permanent });
+    }
+  }
+  if (deps.webhook && !inquiry.webhookAt) {
+    try {
+      await deps.webhook.send(webhookEvent(inquiry));
+      delivered.webhookAt = deps.clock.now();
+    } catch (error) {
+      if (!(error instanceof WebhookDeliveryError)) throw error;
+      failures.push({ reason: error.message, permanent: false });
+    }
+  }
+
+  const now = deps.clock.now();
+  if (failures.length === 0) return deps.inquiries.markSent(inquiry.id, now, delivered);
+  const nextAttemptAt = failures.some((f) => f.permanent) ? null : retryAt(inquiry.createdAt, inquiry.attempts ?? 1, now, deps.retryForMs, deps.random);
+  const error = failures.map((f) => f.reason).join('; ');
+  await deps.inquiries.markFailed(inquiry.id, now, { ...delivered, error, nextAttemptAt });
+  const retry = nextAttemptAt === null ? 'no retry left; kept for `portico inquiries resend`' : `retried at ${new Date(nextAttemptAt).toISOString()}`;
+  deps.log.error({ inquiry: inquiry.id, reason: error, nextAttemptAt }, `inquiry not delivered; ${retry}`);
+
+  const reachedSomeone = Boolean(delivered.messageId || delivered.webhookAt || inquiry.messageId || inquiry.webhookAt);
+  if (reachedSomeone) return;
+  throw new AppError(
+    'delivery_failed',
+    nextAttemptAt === null
+      ? 'the inquiry was received and stored, but it could not be delivered and will not be retried automatically; the team can resend it'
+      : `the inquiry was received and stored, but it could not be delivered yet; it is retried automatically for up to ${hours(deps.retryForMs)}`,
+  );
+}
+
+/**
+ * When to try again after `attempts` attempts: exponential backoff with jitter (half to all of the
+ * step, so that inquiries failed together do not come back together), up to the end of the retry
+ * period, with one last attempt at its end; null once it is over.
+ */
+export function retryAt(createdAt: number, attempts: number, now: number, retryForMs: number, random: Random): number | null {
+  const end = createdAt + retryForMs;
+  if (now >= end) return null;
+  const step = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 20));
+  const jitter = random.bytes(4).readUInt32BE() / 2 ** 32;
+  return Math.min(end, Math.round(now + step / 2 + (step / 2) * jitter));
+}
+
+/** The webhook's event: the inquiry as the team needs it, never the sender's address or idempotency key. */
+function webhookEvent(inquiry: NewInquiry) {
+  return {
+    id: inquiry.id,
+    type: WEBHOOK_EVENT,
+    timestamp: new Date(inquiry.createdAt),
+    data: {
+      id: inquiry.id,
+      createdAt: new Date(inquiry.createdAt).toISOString(),
+      name: inquiry.name,
+      email: inquiry.email,
+      message: inquiry.message,
+      locale: inquiry.locale,
+      channel: inquiry.channel,
+      clientId: inquiry.clientId,
+    },
+  };
+}
+
+function hours(ms: number): string {
+  const [n, unit] = ms % 3_600_000 === 0 ? [ms / 3_600_000, 'hour'] : [Math.round(ms / 60_000), 'minute'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
