@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // Minutes of real time each: `npm run test:long` (vitest.long.config.ts).
+    exclude: ['test/long/**', '**/node_modules/**'],
     setupFiles: ['test/support/setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -15,10 +15,13 @@ export interface CliResult {
   stderr: string;
 }
 
-/** `node --import tsx src/cli.ts ...args` with only PATH and `env`: no inherited secrets. */
+/** The CLI as installed: `npm test` builds dist/ before it runs the suites. */
+export const CLI = 'dist/cli.js';
+
+/** `node dist/cli.js ...args` with only PATH and `env`: no inherited secrets. */
 export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

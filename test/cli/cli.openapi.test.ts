@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { ROOT, workspace, type CliResult, type Workspace } from './cli-harness.js';
+import { CLI, ROOT, workspace, type CliResult, type Workspace } from './cli-harness.js';
 
 describe('portico openapi', () => {
   let space: Workspace;
@@ -44,7 +44,7 @@ describe('portico openapi', () => {
   });
 
   it('ends quietly with status 0 when its reader closes the pipe early, as `portico openapi | head` does', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'openapi'], {
+    const child = spawn(process.execPath, [CLI, 'openapi'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...space.env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -14,10 +14,10 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `portico serve` with only PATH and `env`, and waits until /healthz answers 200. */
+/** Starts `portico serve` (dist/, which `npm test` builds first) with only PATH and `env`, and waits until /healthz answers 200. */
 export async function startServe(env: Record<string, string>, options: { port?: number } = {}): Promise<ServeProcess> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+  const child = spawn(process.execPath, ['dist/cli.js', 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
