@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './client-kinds.js';
 import { distributedStores, UNREACHED_LIMITS } from './distributed.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
-import { exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
+import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
 import { ensureWrk, wrk, type Load } from './wrk.js';
 
 const { values: args } = parseArgs({
@@ -31,7 +31,10 @@ interface Row {
   scenario: string;
   connections: number;
   target?: number;
-  rounds: { portico: Load; bare: Load; ratio: number }[];
+  mailBudget?: Scenario['mailBudget'];
+  rounds: { portico: Load; bare: Load; ratio: number; cpuMsPerRequest: number }[];
+  /** Median of the rounds' server CPU time per request. */
+  cpuMsPerRequest: number;
   portico: Summary;
   bare: Summary;
   /** Median of the rounds' ratios of requests per second. */
@@ -118,9 +121,16 @@ async function main(): Promise<void> {
         for (let round = 0; round < ROUNDS; round++) {
           // Alternate who goes first, so a slow drift of the machine does not favour one side.
           const order = round % 2 === 0 ? [server, bare] : [bare, server];
-          const [first, second] = [await load(order[0]!, scenario, connections, SECONDS[connections]!), await load(order[1]!, scenario, connections, SECONDS[connections]!)];
+          let cpuSpent = 0;
+          const measured = async (s: Running) => {
+            const before = s === server ? await cpuMs(server.pid) : 0;
+            const result = await load(s, scenario, connections, SECONDS[connections]!);
+            if (s === server) cpuSpent = (await cpuMs(server.pid)) - before;
+            return result;
+          };
+          const [first, second] = [await measured(order[0]!), await measured(order[1]!)];
           const [p, b] = order[0] === server ? [first, second] : [second, first];
-          rounds.push({ portico: p, bare: b, ratio: p.reqPerSec / b.reqPerSec });
+          rounds.push({ portico: p, bare: b, ratio: p.reqPerSec / b.reqPerSec, cpuMsPerRequest: cpuSpent / Math.max(p.requests, 1) });
           process.stderr.write(`${(p.reqPerSec / b.reqPerSec).toFixed(3)} `);
         }
         process.stderr.write('\n');
@@ -128,7 +138,9 @@ async function main(): Promise<void> {
           scenario: scenario.name,
           connections,
           ...(scenario.target === undefined ? {} : { target: scenario.target }),
+          ...(scenario.mailBudget === undefined ? {} : { mailBudget: scenario.mailBudget }),
           rounds,
+          cpuMsPerRequest: median(rounds.map((r) => r.cpuMsPerRequest)),
           portico: summarize(rounds.map((r) => r.portico)),
           bare: summarize(rounds.map((r) => r.bare)),
           ratio: median(rounds.map((r) => r.ratio)),
@@ -159,6 +171,7 @@ async function main(): Promise<void> {
     );
     const missed = [
       ...rows.filter((r) => r.connections === 50 && r.target !== undefined && r.ratio < r.target).map((r) => `${r.scenario}: ${r.ratio.toFixed(3)} < ${r.target}`),
+      ...rows.filter((r) => r.connections === 50 && r.mailBudget).flatMap((r) => mailMisses(r)),
       ...(Math.max(peaks.main, peaks.limited) >= MEMORY_LIMIT_MB ? [`peak RSS ${Math.max(peaks.main, peaks.limited).toFixed(0)} MB >= ${MEMORY_LIMIT_MB} MB`] : []),
       ...clientKinds.filter((r) => r.ratio < CLIENT_KIND_TARGET).map((r) => `${r.path}, metadata document ÷ registered client: ${r.ratio.toFixed(3)} < ${CLIENT_KIND_TARGET}`),
       ...(startMs > START_LIMIT_MS ? [`/healthz answered ${startMs.toFixed(0)} ms after start > ${START_LIMIT_MS} ms`] : []),
@@ -178,19 +191,29 @@ async function main(): Promise<void> {
   }
 }
 
+/** A mail scenario over its budget: more CPU per inquiry, or a slower p99, than a person should feel. */
+function mailMisses(row: Row): string[] {
+  const budget = row.mailBudget!;
+  return [
+    ...(row.cpuMsPerRequest > budget.cpuMsPerRequest ? [`${row.scenario}: ${row.cpuMsPerRequest.toFixed(2)} ms of CPU a request > ${budget.cpuMsPerRequest}`] : []),
+    ...(row.portico.p99Ms > budget.p99Ms ? [`${row.scenario}: p99 ${row.portico.p99Ms.toFixed(1)} ms > ${budget.p99Ms} ms`] : []),
+  ];
+}
+
 function printTable(rows: Row[], peaks: Record<string, number>, startMs: number): void {
   const ms = (s: Summary) => `${s.p50Ms.toFixed(2)} / ${s.p99Ms.toFixed(2)}`;
   const table = [
-    ['scenario', 'conns', 'portico req/s', 'bare req/s', 'ratio', 'target', 'portico ms p50 / p99', 'bare ms p50 / p99', 'RSS MB'],
+    ['scenario', 'conns', 'portico req/s', 'bare req/s', 'ratio', 'target', 'portico ms p50 / p99', 'bare ms p50 / p99', 'CPU ms/req', 'RSS MB'],
     ...rows.map((r) => [
       r.scenario,
       String(r.connections),
       r.portico.reqPerSec.toFixed(0),
       r.bare.reqPerSec.toFixed(0),
       r.ratio.toFixed(3),
-      r.connections === 50 && r.target !== undefined ? `>= ${r.target.toFixed(2)}${r.ratio >= r.target ? '' : ' MISSED'}` : '',
+      r.connections !== 50 ? '' : r.target !== undefined ? `>= ${r.target.toFixed(2)}${r.ratio >= r.target ? '' : ' MISSED'}` : r.mailBudget ? `CPU <= ${r.mailBudget.cpuMsPerRequest} ms, p99 <= ${r.mailBudget.p99Ms} ms${mailMisses(r).length ? ' MISSED' : ''}` : '',
       ms(r.portico),
       ms(r.bare),
+      r.cpuMsPerRequest.toFixed(3),
       r.rssMb.toFixed(0),
     ]),
   ];

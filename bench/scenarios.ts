@@ -1,15 +1,23 @@
-// The scenarios of issue 7, each with the ratio to the bare server it must reach at 50 connections.
+// The bench's scenarios: each with the ratio to the bare server it must reach at 50 connections, or, for
+// the two that send an e-mail, the budget a person feels (CPU per inquiry, p99 latency).
 import type { BenchRequest } from './wrk.js';
 
 export interface Scenario extends BenchRequest {
   name: string;
   /** Portico ÷ bare at 50 connections; informational when absent. */
   target?: number;
+  /**
+   * Scenarios that deliver an e-mail are judged as users feel them, at 50 connections against the
+   * loopback sink: CPU per request and p99 latency. Their ratio is reported, not judged (the contact
+   * path allows 8 inquiries an hour per address).
+   */
+  mailBudget?: { cpuMsPerRequest: number; p99Ms: number };
   expectedStatus: number;
   /** Which Portico instance answers it: rate limits off, or the contract's default limits. */
   instance: 'main' | 'limited';
 }
 
+const MAIL_BUDGET = { cpuMsPerRequest: 1.5, p99Ms: 100 };
 const INQUIRY = { name: 'Ana García', email: 'bench@example.com', message: 'We manage 40 buildings and would like a demo.', privacy: true };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const MCP_ACCEPT = { ...JSON_HEADERS, accept: 'application/json, text/event-stream' };
@@ -60,7 +68,7 @@ export function scenarios(credentials: Credentials): Scenario[] {
     {
       ...main,
       name: 'POST /mcp tools/call contact_service (Bearer)',
-      target: 0.15,
+      mailBudget: MAIL_BUDGET,
       method: 'POST',
       path: '/mcp',
       headers: { ...modern('tools/call', 'contact_service'), authorization: `Bearer ${credentials.mcpToken}` },
@@ -69,7 +77,7 @@ export function scenarios(credentials: Credentials): Scenario[] {
     {
       ...main,
       name: 'POST /api/contact (Bearer contact:write)',
-      target: 0.15,
+      mailBudget: MAIL_BUDGET,
       method: 'POST',
       path: '/api/contact',
       headers: { ...JSON_HEADERS, authorization: `Bearer ${credentials.contactToken}` },

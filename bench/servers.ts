@@ -131,6 +131,14 @@ export async function recordAnswer(baseUrl: string, request: BenchRequest): Prom
   return { status: response.statusCode!, headers, body };
 }
 
+/** CPU time a process has used so far, user and system, in ms (Linux /proc: utime and stime, in ticks of 10 ms). */
+export async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 /** Resident memory of a process now and at its peak, in MB (Linux /proc). */
 export async function memory(pid: number): Promise<{ rssMb: number; peakMb: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');

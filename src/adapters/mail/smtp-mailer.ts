@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import nodemailer from 'nodemailer';
 import type { SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
 import type { DkimSettings, SmtpSettings } from '../../config-mail.js';
-import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
+import { MailDeliveryError, type Mailer, type MailMessage } from '../../ports/mailer.js';
 import { nodemailerOptions } from './nodemailer-message.js';
 
 // A request waits for its e-mail at most this long, queueing for a connection included, so that the
@@ -18,7 +18,7 @@ export interface SmtpMailerOptions {
   smtp: SmtpSettings;
   dkim: DkimSettings | undefined;
   /** nodemailer's own log lines (connections, retries), at debug: they never carry message content. */
-  log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
+  log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; isLevelEnabled?(level: string): boolean };
 }
 
 export function smtpMailer(options: SmtpMailerOptions): Mailer {
@@ -27,27 +27,36 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
   // The pool's open connections. nodemailer keeps them in a field of its own and has no public count;
   // were the field ever gone, this reads 0 and a refused message fails at once, as without the wait.
   const openConnections = () => (transport.transporter as unknown as { _connections?: unknown[] })._connections?.length ?? 0;
+  const deadlines = deadlineSweeper(SMTP_SEND_DEADLINE_MS);
+
+  async function sendWithin(message: MailMessage, abort: AbortSignal, deadline: AbortSignal): Promise<void> {
+    const mail = { ...nodemailerOptions(message), signal: abort };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await transport.sendMail(mail);
+        return;
+      } catch (error) {
+        // A relay that caps its connections per client (3 is common at providers) greets the one over
+        // its cap with 421, or refuses it. That message never left: it waits for a connection that is
+        // delivering, while one is open, instead of failing. With none open the relay is down or
+        // closed to us, and the answer is due at once.
+        if (refusedAtConnection(error) && !abort.aborted) {
+          await sleep(Math.min(REFUSED_RETRY_MS * attempt, 1_000), undefined, { signal: abort }).catch(() => {});
+          if (openConnections() > 0 && !abort.aborted) continue;
+        }
+        throw deliveryError(error, abort, deadline);
+      }
+    }
+  }
 
   return {
     async send(message, signal) {
-      const deadline = AbortSignal.timeout(SMTP_SEND_DEADLINE_MS);
-      const abort = signal ? AbortSignal.any([signal, deadline]) : deadline;
-      const mail = { ...nodemailerOptions(message), signal: abort };
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await transport.sendMail(mail);
-          return;
-        } catch (error) {
-          // A relay that caps its connections per client (3 is common at providers) greets the one over
-          // its cap with 421, or refuses it. That message never left: it waits for a connection that is
-          // delivering, while one is open, instead of failing. With none open the relay is down or
-          // closed to us, and the answer is due at once.
-          if (refusedAtConnection(error) && !abort.aborted) {
-            await sleep(Math.min(REFUSED_RETRY_MS * attempt, 1_000), undefined, { signal: abort }).catch(() => {});
-            if (openConnections() > 0 && !abort.aborted) continue;
-          }
-          throw deliveryError(error, abort, deadline);
-        }
+      const deadline = deadlines.start();
+      const abort = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+      try {
+        await sendWithin(message, abort, deadline.signal);
+      } finally {
+        deadlines.end(deadline);
       }
     },
     async verify() {
@@ -89,9 +98,49 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
         rejectUnauthorized: !smtp.tlsInsecure,
       },
       dkim: dkim && { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey },
-      logger: nodemailerLogger(log),
+      // Formatting nodemailer's lines cost 5-10% of a message's CPU; they are made only when they are kept.
+      logger: log.isLevelEnabled?.('debug') === false ? false : nodemailerLogger(log),
     };
   }
+}
+
+/**
+ * One AbortController a message, aborted by a single timer that looks twice a second for the expired:
+ * AbortSignal.timeout keeps a timer of its own for each.
+ */
+function deadlineSweeper(limitMs: number) {
+  interface Deadline {
+    at: number;
+    controller: AbortController;
+    signal: AbortSignal;
+  }
+  // Every deadline has the same length: insertion order is expiry order.
+  const running = new Set<Deadline>();
+  let timer: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = Date.now();
+    for (const deadline of running) {
+      if (deadline.at > now) break;
+      running.delete(deadline);
+      deadline.controller.abort();
+    }
+    if (running.size === 0) {
+      clearInterval(timer);
+      timer = undefined;
+    }
+  };
+  return {
+    start(): Deadline {
+      const controller = new AbortController();
+      const deadline = { at: Date.now() + limitMs, controller, signal: controller.signal };
+      running.add(deadline);
+      timer ??= setInterval(sweep, 500).unref();
+      return deadline;
+    },
+    end(deadline: Deadline): void {
+      running.delete(deadline);
+    },
+  };
 }
 
 interface SmtpFailure {
