@@ -1,7 +1,9 @@
 // `portico check` validates the configuration, reaches the database and the mail server, and says ok or why not.
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { makeCertificate, OPENSSL, startRealSmtpServer } from '../support/smtp-tls.js';
 import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
 
 /** A loopback port nothing listens on: bound, then released. */
@@ -49,5 +51,28 @@ describe('portico check', () => {
     expect(lines(stderr)).toHaveLength(1);
     expect(stderr).toMatch(/^portico: mail: SMTP server 127\.0\.0\.1:\d+ not usable: .*ECONNREFUSED/);
     expect(stdout + stderr).not.toContain('hunter2');
+  });
+
+  it.skipIf(!existsSync(OPENSSL))('signs in to the relay as serve would, and exits 1 naming the refusal when the password is wrong', async () => {
+    const certificate = await makeCertificate(space.dir, '127.0.0.1');
+    const relay = await startRealSmtpServer({
+      key: certificate.key,
+      cert: certificate.cert,
+      authOptional: false,
+      onAuth: ({ username, password }, _session, callback) =>
+        username === 'mailer' && password === 'right' ? callback(null, { user: username }) : callback(Object.assign(new Error('5.7.8 bad credentials'), { responseCode: 535 })),
+    });
+    try {
+      const env = { ...space.env, SMTP_TLS_CA_FILE: certificate.certPath };
+      const signedIn = await runCli(['check'], { ...env, SMTP_URL: relay.url.replace('smtp://', 'smtp://mailer:right@') });
+      expect(signedIn.code, signedIn.stderr).toBe(0);
+      expect(signedIn.stdout).toMatch(/^mail +SMTP server 127\.0\.0\.1:\d+ answers and signs in mailer; to /m);
+      const refused = await runCli(['check'], { ...env, SMTP_URL: relay.url.replace('smtp://', 'smtp://mailer:wrong@') });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^portico: mail: SMTP server 127\.0\.0\.1:\d+ not usable: EAUTH .*535/);
+      expect(refused.stdout + refused.stderr).not.toContain('wrong');
+    } finally {
+      await relay.close();
+    }
   });
 });
