@@ -1,7 +1,7 @@
 // MAIL_ACKNOWLEDGE: a short note in the submitter's language, only to submitters who passed Turnstile or
 // came with a token, at most one a day per address, so that Portico never mails strangers.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, inquiry, startApp, type TestApp } from '../support/app.js';
+import { bearerFor, freePort, inquiry, startApp, type TestApp } from '../support/app.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
@@ -30,13 +30,7 @@ describe('acknowledgements to submitters', () => {
       },
       { clock: { now: () => now }, port: await freePort() },
     );
-    const registered = await (await api.post('/oauth/register', { client_name: 'CRM', grant_types: ['client_credentials'] })).json();
-    const token = await fetch(`${api.url}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'contact:write' }),
-    });
-    bearer = { authorization: `Bearer ${(await token.json()).access_token}` };
+    bearer = await bearerFor(api, 'contact:write');
   });
   afterAll(async () => {
     await api.close();

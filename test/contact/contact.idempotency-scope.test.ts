@@ -1,7 +1,7 @@
 // D14: an Idempotency-Key belongs to its sender (the OAuth client; else the address and the door), so one
 // sender can neither claim another's key (the victim's inquiry refused 422, a lost lead) nor learn it exists.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, inquiry, startApp, type TestApp } from '../support/app.js';
+import { bearerFor, freePort, inquiry, startApp, type TestApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
@@ -13,13 +13,7 @@ describe('Idempotency-Key scoped to its sender', () => {
   beforeAll(async () => {
     smtp = await startSmtpServer();
     api = await startApp({ SMTP_URL: smtp.url, RATE_LIMITS: 'off', TRUST_PROXY: 'loopback' }, { port: await freePort() });
-    const registered = await (await api.post('/oauth/register', { client_name: 'CRM', grant_types: ['client_credentials'] })).json();
-    const token = await fetch(`${api.url}/oauth/token`, {
-      method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'contact:write' }),
-    });
-    bearer = { authorization: `Bearer ${(await token.json()).access_token}` };
+    bearer = await bearerFor(api, 'contact:write');
   });
   afterAll(async () => {
     await api.close();

@@ -85,3 +85,14 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** Registers a confidential client and returns the Authorization header of a client-credentials token for `scope`. */
+export async function bearerFor(api: TestApp, scope: string): Promise<{ authorization: string }> {
+  const registered = await (await api.post('/oauth/register', { client_name: 'CRM', grant_types: ['client_credentials'] })).json();
+  const token = await fetch(`${api.url}/oauth/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope }),
+  });
+  return { authorization: `Bearer ${(await token.json()).access_token}` };
+}
