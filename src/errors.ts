@@ -26,7 +26,7 @@ export const ERROR_CATALOGUE = {
   rate_limited: { status: 429, meaning: 'The per-IP rate limit of the route is exhausted; see Retry-After.' },
   request_header_fields_too_large: { status: 431, meaning: 'The request headers exceed the server limit (16 KiB in all).' },
   server_error: { status: 500, meaning: 'An unexpected failure; nothing about it is disclosed.' },
-  delivery_failed: { status: 502, meaning: 'The mail server refused or dropped the message; the inquiry is kept.' },
+  delivery_failed: { status: 502, meaning: 'No delivery channel (the mail relay, the webhook) took the inquiry; it is kept, and retried in the background unless it was refused for good.' },
   human_check_unavailable: { status: 503, meaning: 'Turnstile could not be reached; retry after Retry-After seconds.' },
   not_ready: { status: 503, meaning: 'A backing store does not answer.' },
   store_unavailable: { status: 503, meaning: 'The database does not answer (restarting or unreachable); retry after Retry-After seconds. Nothing was half-written.' },
