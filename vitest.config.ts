@@ -7,6 +7,9 @@ export default defineConfig({
     // Minutes of real time each: `npm run test:long` (vitest.long.config.ts).
     exclude: ['test/long/**', '**/node_modules/**'],
     setupFiles: ['test/support/setup.ts'],
+    // Vitest runs cores - 1 files at once: one, on a two-core machine, while most suites wait on sockets
+    // and timers (deadlines of 5-14 s against misbehaving servers). Two keep both cores busy.
+    maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
