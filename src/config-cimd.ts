@@ -1,5 +1,6 @@
 // The CIMD_* settings (D13): whether client ID metadata documents are fetched, from which hosts, how long a fetch may take.
 import { domainToASCII } from 'node:url';
+import { parseSwitch, type Fail } from './config-values.js';
 import { durationMs } from './durations.js';
 
 export interface CimdSettings {
@@ -13,7 +14,6 @@ export interface CimdSettings {
 }
 
 type Read = (name: string) => string | undefined;
-type Fail = (name: string, problem: string, value?: string) => never;
 
 export function parseCimd(read: Read, fail: Fail): CimdSettings {
   return {
@@ -23,11 +23,6 @@ export function parseCimd(read: Read, fail: Fail): CimdSettings {
     allowPrivateNetworks: parseSwitch('CIMD_ALLOW_PRIVATE_NETWORKS', read('CIMD_ALLOW_PRIVATE_NETWORKS') ?? 'false', ['true', 'false'], fail) === 'true',
     fetchTimeoutMs: parseDurationMs('CIMD_FETCH_TIMEOUT', read('CIMD_FETCH_TIMEOUT') ?? '5s', { minMs: 100, maxMs: 30_000 }, fail),
   };
-}
-
-function parseSwitch(name: string, raw: string, allowed: readonly string[], fail: Fail): string {
-  const value = raw.toLowerCase();
-  return allowed.includes(value) ? value : fail(name, `must be ${allowed.join(' or ')}`, raw);
 }
 
 /** Comma-separated host names, compared in their ASCII (punycode) lower-case form, as URL.hostname gives them. */

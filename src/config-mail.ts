@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
+import { parseCount, parseSwitch, type Fail } from './config-values.js';
 import { durationMs } from './durations.js';
 
 export interface SmtpSettings {
@@ -51,7 +52,6 @@ export interface DeliverySettings {
 }
 
 type Read = (name: string) => string | undefined;
-type Fail = (name: string, problem: string, value?: string) => never;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -64,7 +64,7 @@ export function parseDelivery(read: Read, fail: Fail, production: boolean): Deli
     dkim: parseDkim(read, fail),
     webhook,
     retryForMs: parseDuration('MAIL_RETRY_FOR', read('MAIL_RETRY_FOR') ?? '24h', { minMs: 0, maxMs: 30 * DAY_MS }, fail),
-    acknowledge: parseSwitch('MAIL_ACKNOWLEDGE', read('MAIL_ACKNOWLEDGE') ?? 'off', fail),
+    acknowledge: parseSwitch('MAIL_ACKNOWLEDGE', read('MAIL_ACKNOWLEDGE') ?? 'off', ['on', 'off'], fail) === 'on',
   };
 }
 
@@ -98,10 +98,10 @@ function parseSmtp(read: Read, fail: Fail): SmtpSettings | undefined {
   const oauth2 = parseOAuth2(read, fail, user);
   if (oauth2 && password) fail('SMTP_URL', 'carries a password, but XOAUTH2 is configured (SMTP_OAUTH2_*): give only the user', redactUrl(raw));
   const credentials = Boolean(user && (password || oauth2));
-  const tlsInsecure = parseBoolean('SMTP_TLS_INSECURE', read('SMTP_TLS_INSECURE') ?? 'false', fail);
+  const tlsInsecure = parseSwitch('SMTP_TLS_INSECURE', read('SMTP_TLS_INSECURE') ?? 'false', ['true', 'false'], fail) === 'true';
   if (tlsInsecure && !isLoopback(host)) fail('SMTP_TLS_INSECURE', 'is allowed only for a relay on loopback (127.0.0.1, ::1, localhost); trust a private CA with SMTP_TLS_CA_FILE instead', host);
   const requireTlsRaw = read('SMTP_REQUIRE_TLS');
-  const requireTls = requireTlsRaw === undefined ? credentials : parseBoolean('SMTP_REQUIRE_TLS', requireTlsRaw, fail);
+  const requireTls = requireTlsRaw === undefined ? credentials : parseSwitch('SMTP_REQUIRE_TLS', requireTlsRaw, ['true', 'false'], fail) === 'true';
   // Credentials in clear are never an option: turning the requirement off for them is refused, not obeyed.
   if (credentials && !requireTls && !implicitTls) fail('SMTP_REQUIRE_TLS', 'cannot be false while SMTP_URL carries credentials: they would be sent in clear');
   return {
@@ -110,8 +110,8 @@ function parseSmtp(read: Read, fail: Fail): SmtpSettings | undefined {
     implicitTls,
     user: user || undefined,
     password: password || undefined,
-    maxConnections: parseCount('SMTP_MAX_CONNECTIONS', read('SMTP_MAX_CONNECTIONS') ?? '5', 100, fail),
-    maxMessages: read('SMTP_MAX_MESSAGES') === undefined ? Infinity : parseCount('SMTP_MAX_MESSAGES', read('SMTP_MAX_MESSAGES')!, 1_000_000, fail),
+    maxConnections: parseCount('SMTP_MAX_CONNECTIONS', read('SMTP_MAX_CONNECTIONS') ?? '5', fail, 100),
+    maxMessages: read('SMTP_MAX_MESSAGES') === undefined ? Infinity : parseCount('SMTP_MAX_MESSAGES', read('SMTP_MAX_MESSAGES')!, fail),
     requireTls,
     tlsCa: readPem('SMTP_TLS_CA_FILE', read('SMTP_TLS_CA_FILE'), 'CERTIFICATE', fail),
     tlsServername: read('SMTP_TLS_SERVERNAME'),
@@ -199,25 +199,6 @@ function parseEhloName(raw: string, fail: Fail): string {
   // RFC 5321 section 4.1.1.1: a domain, or an address literal when the host has no name.
   if (/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(raw) || /^\[[0-9A-Fa-f:.]+\]$/.test(raw)) return raw;
   return fail('SMTP_EHLO_NAME', 'must be a host name such as portico.example.com', raw);
-}
-
-function parseCount(name: string, raw: string, max: number, fail: Fail): number {
-  const value = Number(raw);
-  return /^\d+$/.test(raw) && value >= 1 && value <= max ? value : fail(name, `must be an integer from 1 to ${max}`, raw);
-}
-
-function parseBoolean(name: string, raw: string, fail: Fail): boolean {
-  const value = raw.toLowerCase();
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  return fail(name, 'must be true or false', raw);
-}
-
-function parseSwitch(name: string, raw: string, fail: Fail): boolean {
-  const value = raw.toLowerCase();
-  if (value === 'on') return true;
-  if (value === 'off') return false;
-  return fail(name, 'must be on or off', raw);
 }
 
 function parseDuration(name: string, raw: string, bounds: { minMs: number; maxMs: number }, fail: Fail): number {

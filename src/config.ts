@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './config-cimd.js';
 import { parseDelivery, redactUrl, type DeliverySettings } from './config-mail.js';
+import { parseCount, type Fail } from './config-values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
 export const APP_ENVS = ['development', 'sandbox', 'production'] as const;
@@ -119,8 +120,6 @@ export function loadConfig(env: Env): Readonly<Config> {
   });
 }
 
-type Fail = (name: string, problem: string, value?: string) => never;
-
 function deepFreeze<T extends object>(value: T): Readonly<T> {
   // A Buffer (a decoded secret) cannot be frozen; nothing hands it out to be written.
   for (const inner of Object.values(value)) if (inner && typeof inner === 'object' && !ArrayBuffer.isView(inner)) deepFreeze(inner);
@@ -131,11 +130,6 @@ function parsePort(raw: string, fail: Fail): number {
   const port = Number(raw);
   if (!/^\d+$/.test(raw) || port > 65535) fail('PORT', 'must be an integer from 0 to 65535', raw);
   return port;
-}
-
-function parseCount(name: string, raw: string, fail: Fail): number {
-  const value = Number(raw);
-  return /^\d+$/.test(raw) && value >= 1 && value <= 1_000_000 ? value : fail(name, 'must be an integer from 1 to 1000000', raw);
 }
 
 function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fail: Fail): T {
