@@ -19,6 +19,8 @@ import { metadataDocuments } from './modules/oauth/metadata-documents.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import type { RouteSpec } from './route-spec.js';
+import { warnOnAliases } from './http/alias-warning.js';
+import { publicOrigin } from './public-origin.js';
 import type { TrustProxy } from './config.js';
 
 /**
@@ -106,8 +108,11 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   );
   routes.push(...docsRoutes());
   const inFlight = new InFlight();
+  const origin = publicOrigin(config.publicUrl);
+  const aliasWarning = warnOnAliases(origin, deps.logger);
+  if (aliasWarning) app.addHook('onRequest', aliasWarning);
   const methodsByPath = mountRoutes(app, routes, {
-    publicUrl: config.publicUrl,
+    origin,
     rateLimits: config.rateLimits,
     cors: config,
     tokens: deps.tokens,

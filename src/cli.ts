@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
+import { publicOrigin } from './public-origin.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AppError } from './errors.js';
 import { buildDeps, OUTBOX_DIR, type Deps } from './deps.js';
@@ -87,6 +88,7 @@ async function check(deps: Deps, out: Output): Promise<void> {
   const { config } = deps;
   await deps.inquiries.ping();
   out.line(`environment   ${config.appEnv} at ${config.publicUrl}`);
+  out.line(`clients       ${clientsLine(config.publicUrl)}`);
   out.line(`database      ${config.database.engine}: answers, migrations applied`);
   const { smtp, webhook } = config.delivery;
   if (deps.mailer) {
@@ -107,6 +109,13 @@ async function check(deps: Deps, out: Output): Promise<void> {
   for (const problem of wide) out.line(`permissions   warning: personal data readable by others: ${problem}`);
   if (!wide.length) out.line(`permissions   data files are the owner's alone (folders 0700, files 0600)`);
   out.line('ok');
+}
+
+/** The address clients must use: the one the metadata names (RFC 9728 section 3.3), not an alias that also answers. */
+function clientsLine(publicUrl: string): string {
+  const aliases = [...publicOrigin(publicUrl).hosts].filter((host) => host !== new URL(publicUrl).host);
+  const also = aliases.length ? `; ${aliases.join(' and ')} answer too, but OAuth clients refuse metadata for another address` : '';
+  return `connect at ${publicUrl} (MCP: ${publicUrl}/mcp), the address the OAuth metadata names${also}`;
 }
 
 // A reader that stops early (`portico openapi | head`) closes the pipe: the rest of the output is not

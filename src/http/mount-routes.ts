@@ -6,12 +6,13 @@ import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
 import { policyHeader, type RateLimits } from '../rate-limits.js';
 import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
 import { verifyBearer } from './bearer.js';
+import type { PublicOrigin } from '../public-origin.js';
 import { sendError } from './error-mapper.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 import type { InFlight } from './in-flight.js';
 
 export interface MountSettings {
-  publicUrl: string;
+  origin: PublicOrigin;
   rateLimits: RateLimits;
   cors: CorsSettings;
   tokens: TokenVerifier;
@@ -67,7 +68,8 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     });
   }
   const { inFlight } = settings;
-  const target = { resource: `${settings.publicUrl}${spec.path}`, metadataUrl: `${settings.publicUrl}/.well-known/oauth-protected-resource${spec.path}` };
+  const publicUrl = settings.origin.url;
+  const target = { resource: `${publicUrl}${spec.path}`, metadataUrl: `${publicUrl}/.well-known/oauth-protected-resource${spec.path}`, origin: settings.origin };
 
   return {
     method: spec.method,
@@ -84,7 +86,7 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
       ? async (request, reply) => {
           inFlight.begin();
           try {
-            const principal = await verifyBearer(request.headers.authorization, spec.auth!, target, settings.tokens);
+            const principal = await verifyBearer(request.headers.authorization, spec.auth!, target, settings.tokens, request.headers.host);
             const valid = input(spec, request, principal);
             if (valid instanceof Refusal) return void sendError(reply, valid);
             return send(reply, await spec.handler(valid));

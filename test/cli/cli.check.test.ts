@@ -36,6 +36,13 @@ describe('portico check', () => {
     expect(lines(stdout).at(-1)).toBe('ok');
   });
 
+  it('prints the address clients must use, and that the other loopback names answer but do not match the metadata', async () => {
+    const { stdout } = await runCli(['check'], { ...space.env, PUBLIC_URL: 'http://localhost:8080' });
+    expect(stdout).toMatch(/^clients +connect at http:\/\/localhost:8080 \(MCP: http:\/\/localhost:8080\/mcp\), the address the OAuth metadata names; 127\.0\.0\.1:8080 and \[::1\]:8080 answer too, but OAuth clients refuse metadata for another address$/m);
+    const { stdout: public_ } = await runCli(['check'], { ...space.env, PUBLIC_URL: 'https://api.portico.example', TRUST_PROXY: 'loopback' });
+    expect(public_).toMatch(/^clients +connect at https:\/\/api\.portico\.example \(MCP: https:\/\/api\.portico\.example\/mcp\), the address the OAuth metadata names$/m);
+  });
+
   it('prints ok and exits 0 when SMTP_URL points at a mail server that answers', async () => {
     const { code, stdout } = await runCli(['check'], { ...space.env, SMTP_URL: smtp.url, MAIL_TO: 'Sales <sales@portico.example>' });
     expect(code).toBe(0);

@@ -48,7 +48,7 @@ describe('authorization code + PKCE with a strict client (RFC 6749 section 4.1, 
   it('completes the flow for a public client (token_endpoint_auth_method none)', async () => {
     const { callback, tokens } = await runFlow('none', 'http://127.0.0.1:49152/callback');
     expect(callback.searchParams.get('iss')).toBe(api.url);
-    expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'contact:write', resource: `${api.url}/api/contact` });
+    expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'contact:write', resource: api.url });
     expect(tokens.refresh_token).toEqual(expect.any(String));
     expect((await http.contact(tokens.access_token)).status).toBe(200);
   });
@@ -209,9 +209,9 @@ describe('the authorization code grant over raw HTTP (RFC 6749 section 4.1)', ()
     expect(result.callback.searchParams.has('state')).toBe(false);
   });
 
-  it('treats an empty resource as omitted: the token is for the default resource', async () => {
+  it('treats an empty resource as omitted: the token is for the API as a whole', async () => {
     const result = await http.authorizeAndConsent(web, { resource: '' });
-    expect((await (await http.exchange(web, result)).json()).resource).toBe(`${api.url}/api/contact`);
+    expect((await (await http.exchange(web, result)).json()).resource).toBe(api.url);
   });
 
   // RFC 6749 section 4.1.2 and D4: codes live 60 seconds.

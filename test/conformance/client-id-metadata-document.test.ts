@@ -48,7 +48,7 @@ describe.each(engines)('a client identified by its metadata document, on %s', (e
   it('completes the code flow without registering, and its token works', async () => {
     const client = publish('/claude.json');
     const tokens = await http.approvedTokens(client);
-    expect(tokens).toMatchObject({ scope: 'contact:write mcp:invoke docs:read', resource: `${api.url}/api/contact`, refresh_token: expect.any(String) });
+    expect(tokens).toMatchObject({ scope: 'contact:write mcp:invoke docs:read', resource: api.url, refresh_token: expect.any(String) });
     expect((await http.contact(tokens.access_token, { email: 'documented@example.com' })).status).toBe(200);
     const [stored] = await api.deps.inquiries.list({ limit: 1 });
     expect(stored).toMatchObject({ email: 'documented@example.com', clientId: client.client_id });
@@ -124,7 +124,7 @@ describe.each(engines)('a client identified by its metadata document, on %s', (e
   it('ignores OpenID words and offline_access in the document and in requests (RFC 6749 section 3.3)', async () => {
     const client = publish('/openid.json', { scope: 'openid profile email mcp:invoke offline_access' });
     const tokens = await http.approvedTokens(client, { scope: 'openid email profile offline_access' });
-    expect(tokens).toMatchObject({ scope: 'mcp:invoke', resource: `${api.url}/mcp`, refresh_token: expect.any(String) });
+    expect(tokens).toMatchObject({ scope: 'mcp:invoke', resource: api.url, refresh_token: expect.any(String) });
   });
 
   it('is fetched once for the whole flow while its document is fresh', async () => {

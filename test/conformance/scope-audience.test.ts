@@ -1,11 +1,33 @@
 // A token is usable where it is bound: one whose scopes give nothing at the requested resource is refused
 // (invalid_scope, RFC 6749 section 5.2; RFC 8707 section 2), at the token endpoint, at authorize and on refresh.
+// Without `resource` a token is for the API as a whole, where every scope it carries is honoured.
 import { describe, expect, it } from 'vitest';
 import { authorizationServerForSuite } from './support/authorization-server.js';
 import { expectErrorRedirect, expectOAuthError } from './support/expectations.js';
 
 describe('scope and audience agree', () => {
   const suite = authorizationServerForSuite();
+
+  it('binds a token asked for with neither resource nor scope to the whole API, where each of its scopes works', async () => {
+    const machine = await suite.http.registerMachineClient();
+    const tokens = await (await suite.http.tokenAs(machine, { grant_type: 'client_credentials' })).json();
+    expect(tokens).toMatchObject({ scope: 'contact:write mcp:invoke docs:read', resource: suite.api.url });
+    const mcp = await fetch(`${suite.api.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(200);
+    expect((await suite.http.contact(tokens.access_token)).status).toBe(200);
+  });
+
+  it('binds a token asked for with one scope and no resource to the whole API too', async () => {
+    const machine = await suite.http.registerMachineClient();
+    const tokens = await (await suite.http.tokenAs(machine, { grant_type: 'client_credentials', scope: 'mcp:invoke' })).json();
+    expect(tokens).toMatchObject({ scope: 'mcp:invoke', resource: suite.api.url });
+    const refused = await suite.http.contact(tokens.access_token);
+    expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+  });
 
   it('refuses a token for /mcp with only contact:write, naming the scope it needs', async () => {
     const machine = await suite.http.registerMachineClient();

@@ -161,8 +161,8 @@ describe('token parameters sent without a value (RFC 6749 section 3.2)', () => {
     expect((await expectGranted(await http.token({ grant_type: 'client_credentials', scope: '' }, auth()))).scope).toBe('contact:write docs:read');
   });
 
-  it('treats an empty resource as omitted: the default resource is used', async () => {
-    expect((await expectGranted(await http.token({ grant_type: 'client_credentials', resource: '' }, auth()))).resource).toBe(`${api.url}/api/contact`);
+  it('treats an empty resource as omitted: the token is for the API as a whole', async () => {
+    expect((await expectGranted(await http.token({ grant_type: 'client_credentials', resource: '' }, auth()))).resource).toBe(api.url);
   });
 
   it('treats an empty client_secret next to HTTP Basic as omitted, not as a second authentication method', async () => {

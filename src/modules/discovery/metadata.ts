@@ -71,7 +71,7 @@ export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: s
     documentRoute('/.well-known/oauth-authorization-server', 'getAuthorizationServerMetadata', 'OAuth 2.0 authorization server metadata (RFC 8414)', () =>
       authorizationServerMetadata(routes(), publicUrl, features),
     ),
-    documentRoute(PRM_PATH, 'getProtectedResourceMetadata', 'Protected resource metadata for the API (RFC 9728)', () => resourceDocument(publicUrl, ALL_SCOPES)),
+    documentRoute(PRM_PATH, 'getProtectedResourceMetadata', 'Protected resource metadata for the API as a whole (RFC 9728): its tokens are accepted on every protected route', () => resourceDocument(publicUrl, ALL_SCOPES)),
     ...resources.map((r) => {
       const path = r.resource.slice(publicUrl.length);
       const name = path.split('/').filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');

@@ -1,6 +1,7 @@
 // POST /mcp: DNS-rebinding defence (D3), Bearer with mcp:invoke optional, then the SDK's handler; JSON out (D1).
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
+import { publicOrigin } from '../../public-origin.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
 import { readIdempotencyKey } from '../contact/routes.js';
@@ -34,7 +35,7 @@ const JsonRpcError = z
 export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteSpec[] {
   const handler = createPorticoMcpHandler(deps);
   const toolsList = toolsListCache(handler.fetch, `${settings.publicUrl}/mcp`);
-  const hosts = allowedHosts(settings.publicUrl);
+  const { hosts } = publicOrigin(settings.publicUrl);
   const endpoint = `${settings.publicUrl}/mcp`;
   const toolCallResponse = toolCallResponses(SERVER_INFO);
   return [
@@ -99,15 +100,6 @@ const jsonRpcError = (status: number, code: number, message: string) => ({
   body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }),
   contentType: 'application/json',
 });
-
-/** The Host values that name this server; for a loopback PUBLIC_URL every loopback name on its port. */
-function allowedHosts(publicUrl: string): Set<string> {
-  const url = new URL(publicUrl);
-  const port = url.port ? `:${url.port}` : '';
-  const hosts = new Set([url.host.toLowerCase()]);
-  if (['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)) for (const name of ['localhost', '127.0.0.1', '[::1]']) hosts.add(`${name}${port}`);
-  return hosts;
-}
 
 function webHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Headers {
   const result = new Headers();

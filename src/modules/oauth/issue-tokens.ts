@@ -75,26 +75,43 @@ export function singleResource(requested: unknown): string | undefined {
   return typeof requested === 'string' ? requested : undefined;
 }
 
-/** RFC 8707: the one resource the token is for; by default the first resource a granted scope opens. */
-export function resolveResource(deps: OAuthDeps, requestedParam: unknown, scopes: readonly string[]): string {
-  const requested = singleResource(requestedParam);
-  const resources = deps.resources();
-  if (requested !== undefined) {
-    if (!resources.some((r) => r.resource === requested)) {
-      throw new AppError('invalid_target', `resource must be one of ${resources.map((r) => r.resource).join(', ')}`);
-    }
-    requireScopeFor(deps, requested, scopes);
-    return requested;
-  }
-  const chosen = resources.find((r) => scopes.includes(r.scope)) ?? resources[0];
-  if (!chosen) throw new AppError('invalid_target', 'this server protects no resource yet');
-  return chosen.resource;
+/**
+ * The resource identifiers a token may be bound to (RFC 8707 section 2), each the `resource` of one of
+ * the protected-resource documents (RFC 9728 section 3): the API as a whole, PUBLIC_URL itself (the
+ * root document, with every scope), or one protected route (`{PUBLIC_URL}/mcp`, `/api/contact`).
+ * The canonical form of `requested`, or undefined when it names none of them. An empty path and "/"
+ * are the same resource (RFC 3986 section 6.2.3), so `{PUBLIC_URL}/` names the API too.
+ */
+export function canonicalResource(deps: OAuthDeps, requested: string): string | undefined {
+  if (requested === deps.issuer || requested === `${deps.issuer}/`) return deps.issuer;
+  return deps.resources().find((r) => r.resource === requested)?.resource;
 }
 
 /**
- * A token must be usable where it is bound: its scopes include the one its resource asks for. A token for
+ * RFC 8707: the one resource the token is for. Without `resource` it is the API as a whole, where every
+ * scope the client may hold is honoured: the token works on every route whose scope it carries.
+ */
+export function resolveResource(deps: OAuthDeps, requestedParam: unknown, scopes: readonly string[]): string {
+  const requested = singleResource(requestedParam);
+  if (requested === undefined) return deps.issuer;
+  const resource = canonicalResource(deps, requested);
+  if (resource === undefined) {
+    throw new AppError('invalid_target', `resource must be one of ${[deps.issuer, ...deps.resources().map((r) => r.resource)].join(', ')}`);
+  }
+  requireScopeFor(deps, resource, scopes);
+  return resource;
+}
+
+/** Whether a `resource` sent again at the token endpoint names the grant's own (RFC 8707 section 2.2). */
+export function sameResource(deps: OAuthDeps, requested: string, granted: string): boolean {
+  return canonicalResource(deps, requested) === granted;
+}
+
+/**
+ * A token must be usable where it is bound: its scopes include the one its route asks for. A token for
  * /mcp with only contact:write could never be used; it is refused (invalid_scope, RFC 6749 section 5.2)
- * rather than narrowed, so that the client learns which scope to ask for.
+ * rather than narrowed, so that the client learns which scope to ask for. The API as a whole honours
+ * every scope (its document lists them all), so a token for it needs none in particular.
  */
 export function requireScopeFor(deps: OAuthDeps, resource: string, scopes: readonly string[]): void {
   const needed = deps.resources().find((r) => r.resource === resource)?.scope;

@@ -19,7 +19,13 @@ export const TokenRequest = z
     code_verifier: param('code_verifier'),
     refresh_token: param('refresh_token'),
     // RFC 8707 section 2 allows several; the grants answer invalid_target, as tokens bind one (D4).
-    resource: z.union([z.string(), z.array(z.string())]).optional(),
+    resource: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .meta({
+        description:
+          'RFC 8707: the resource the token is for, as a protected-resource document names it: the API as a whole (the server\'s base URL, the default), {base}/api/contact or {base}/mcp.',
+      }),
   })
   .meta({ id: 'TokenRequest', examples: [{ grant_type: 'client_credentials', scope: 'contact:write', resource: 'https://api.example.com/api/contact' }] });
 export type TokenParams = z.output<typeof TokenRequest>;

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
-import { mintTokens, singleResource, type TokenResponse } from '../issue-tokens.js';
+import { mintTokens, sameResource, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import { sha256 } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
@@ -32,7 +32,7 @@ export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, pa
     throw invalidGrant('the code_verifier does not match the code_challenge');
   }
   const resource = singleResource(params.resource);
-  if (resource !== undefined && resource !== code.resource) throw new AppError('invalid_target', `the code was issued for ${code.resource}`);
+  if (resource !== undefined && !sameResource(deps, resource, code.resource)) throw new AppError('invalid_target', `the code was issued for ${code.resource}`);
 
   const { response, rows } = mintTokens(deps, {
     client,

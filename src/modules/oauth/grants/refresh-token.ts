@@ -1,7 +1,7 @@
 // The refresh_token grant (RFC 6749 section 6) with rotation and reuse detection (D4, RFC 9700 4.14.2).
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
-import { grantedScopes, mintTokens, requireScopeFor, singleResource, type TokenResponse } from '../issue-tokens.js';
+import { grantedScopes, mintTokens, requireScopeFor, sameResource, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import { tokenKey } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
@@ -18,7 +18,7 @@ export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params:
   // Section 6: a narrower scope may be asked for, never a wider one.
   const scopes = grantedScopes(params.scope, refresh.scope);
   const resource = singleResource(params.resource);
-  if (resource !== undefined && resource !== refresh.resource) throw new AppError('invalid_target', `the grant is for ${refresh.resource}`);
+  if (resource !== undefined && !sameResource(deps, resource, refresh.resource)) throw new AppError('invalid_target', `the grant is for ${refresh.resource}`);
   requireScopeFor(deps, refresh.resource, scopes);
 
   const { response, rows } = mintTokens(deps, {
