@@ -48,6 +48,14 @@ describe('POST /api/contact validation', () => {
     await expectRejected(await api.post('/api/contact', inquiry({ name: '👋'.repeat(121) })), 400, 'invalid_request', 'name');
   });
 
+  it('keeps the name and the e-mail without the white space around them, and counts the name after it', async () => {
+    expect((await api.post('/api/contact', inquiry({ name: '  Ana Trimmed \n', email: ' \tana.trimmed@example.com ' }))).status).toBe(200);
+    const [stored] = await api.deps.inquiries.list({ limit: 1 });
+    expect(stored).toMatchObject({ name: 'Ana Trimmed', email: 'ana.trimmed@example.com' });
+    expect((await api.post('/api/contact', inquiry({ name: ` ${'n'.repeat(120)} ` }))).status).toBe(200);
+    await expectRejected(await api.post('/api/contact', inquiry({ name: ' \n ' })), 400, 'invalid_request', 'name');
+  });
+
   it('accepts the longest allowed values and every locale', async () => {
     for (const locale of ['es', 'en', 'ca', 'ru', 'eu', 'gl']) {
       const body = inquiry({ name: 'n'.repeat(120), message: 'm'.repeat(5000), locale });

@@ -47,4 +47,13 @@ describe('contact_service delivery', () => {
     expect([first.structuredContent, second.structuredContent]).toEqual([{ ok: true }, { ok: true }]);
     expect(smtp.messages).toHaveLength(1);
   });
+
+  it('keeps the name and the e-mail without the white space around them, as /api/contact does', async () => {
+    const client = await connect();
+    const result = await client.callTool({ name: 'contact_service', arguments: { ...ARGS, name: '  Ana Spaced  ', email: ' spaced@example.com ' } });
+    await client.close();
+    expect(result.structuredContent).toEqual({ ok: true });
+    const [stored] = await api.deps.inquiries.list({ limit: 1 });
+    expect(stored).toMatchObject({ name: 'Ana Spaced', email: 'spaced@example.com', channel: 'mcp' });
+  });
 });

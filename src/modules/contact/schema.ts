@@ -20,9 +20,10 @@ const PROSE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u;
 // An address a mail server will route: dot-atom local part, a domain of letter/digit labels (IDN allowed).
 const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}[\p{L}\p{N}-]{0,62}$/u;
 
-const text = (max: number, what: string) =>
-  z
-    .string({ error: `${what} must be a string` })
+// Leading and trailing white space is dropped from single-line fields before they are checked and kept
+// ("  Ana  " is "Ana"): it is never meant, and it would be echoed in the mail and its subject.
+const text = (max: number, what: string, trim = false) =>
+  (trim ? z.string({ error: `${what} must be a string` }).trim() : z.string({ error: `${what} must be a string` }))
     .refine((value) => value.trim().length > 0, `${what} must not be empty`)
     .refine((value) => atMostCharacters(value, max), `${what} must be at most ${max} characters`)
     .meta({ minLength: 1, maxLength: max });
@@ -30,9 +31,10 @@ const text = (max: number, what: string) =>
 export const ContactRequest = z
   .strictObject(
     {
-      name: text(120, 'name').refine((value) => SINGLE_LINE.test(value), 'name must be a single line without control characters'),
+      name: text(120, 'name', true).refine((value) => SINGLE_LINE.test(value), 'name must be a single line without control characters'),
       email: z
         .string({ error: 'email must be a string' })
+        .trim()
         .max(254, 'email must be at most 254 characters')
         .regex(EMAIL, 'email must be a valid e-mail address')
         .meta({ format: 'email', maxLength: 254 }),
@@ -47,7 +49,8 @@ export const ContactRequest = z
   .meta({
     id: 'ContactRequest',
     examples: [{ name: 'Ana García', email: 'ana@example.com', message: 'We manage 40 buildings and would like a demo.', locale: 'es', privacy: true, turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' }],
-    description: 'A sales, demo or support inquiry. `turnstileToken` is required from browsers when Turnstile is enabled; `website` is a honeypot left empty.',
+    description:
+      'A sales, demo or support inquiry. `name` and `email` are trimmed of leading and trailing white space before they are checked. `turnstileToken` is required from browsers when Turnstile is enabled; `website` is a honeypot left empty.',
   });
 export type ContactRequest = z.output<typeof ContactRequest>;
 

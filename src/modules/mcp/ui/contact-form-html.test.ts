@@ -13,7 +13,7 @@ describe('the contact-form app document', () => {
   });
 
   it('is one HTML5 document that declares its language', () => {
-    expect(html.startsWith('<!doctype html>\n<html lang="es"')).toBe(true);
+    expect(html.startsWith('<!doctype html>\n<html lang="en"')).toBe(true);
     expect(html.match(/<html\b/g)).toHaveLength(1);
     expect(html.trimEnd().endsWith('</html>')).toBe(true);
   });

@@ -54,16 +54,17 @@ main{max-width:36rem;margin:0 auto}h1{font-size:1.35rem;margin:0 0 .25rem}
 .intro{margin:0 0 1rem;color:var(--color-text-secondary)}
 .field{margin:0 0 .9rem}label{display:block;font-weight:600;margin:0 0 .25rem}
 input[type=text],textarea,select{width:100%;font:inherit;color:inherit;background:var(--color-background-primary);
-padding:.55rem .7rem;border:1px solid var(--color-border-primary);border-radius:var(--border-radius-md)}
+padding:.55rem .7rem;border:1px solid var(--control-border,var(--color-border-primary));border-radius:var(--border-radius-md)}
 textarea{min-height:8rem;resize:vertical}
 .check{display:flex;gap:.6rem;align-items:flex-start}.check label{font-weight:400;margin:0}
 .check input{width:1.15rem;height:1.15rem;margin:.2rem 0 0;flex:none;accent-color:var(--accent)}
-[aria-invalid=true]{border-color:var(--color-text-danger);border-width:2px}
-.check input[aria-invalid=true]{outline:2px solid var(--color-text-danger);outline-offset:1px}
-.error{margin:.25rem 0 0;color:var(--color-text-danger);font-size:.92rem}.error:empty{display:none}
+input[type=text][aria-invalid=true],textarea[aria-invalid=true],select[aria-invalid=true]{border-color:var(--control-invalid,var(--color-text-danger));border-width:2px}
+.check input[aria-invalid=true]{outline:2px solid var(--control-invalid,var(--color-text-danger));outline-offset:1px}
+.error{margin:.25rem 0 0;color:var(--error-text,var(--color-text-danger));font-size:.92rem}.error:empty{display:none}
 .alert,.done{margin:0 0 .9rem;padding:.6rem .8rem;border-radius:var(--border-radius-md)}
-.alert{color:var(--color-text-danger);background:var(--color-background-danger)}
-.done{color:var(--color-text-success);background:var(--color-background-success);font-weight:600}
+.alert{color:var(--alert-text,var(--color-text-danger));background:var(--color-background-danger)}
+.done{color:var(--done-text,var(--color-text-success));background:var(--color-background-success);font-weight:600}
+.done.pending{color:var(--color-text-primary);background:var(--color-background-secondary)}
 .alert:empty,.done:empty{display:none}
 button{font:inherit;font-weight:600;padding:.65rem 1.6rem;border:0;border-radius:var(--border-radius-md);
 background:var(--accent);color:var(--accent-text);cursor:pointer}button:disabled{opacity:.65;cursor:progress}
@@ -77,9 +78,10 @@ var $ = function (id) { return document.getElementById(id); };
 var form = $('form'), sendButton = $('send'), alertBox = $('alert'), doneBox = $('done'), picker = $('locale');
 var FIELDS = ['name', 'email', 'message', 'privacy'];
 var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+var PROSE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 var emailPattern;
 try { emailPattern = new RegExp(C.emailPattern, 'u'); } catch (e) { emailPattern = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/; }
-var ctx = {}, inputLocale = null, pickerTouched = false, errors = {}, status = null, sending = false, sent = false, nextId = 1, pending = new Map();
+var ctx = {}, hostCapabilities = null, inputLocale = null, pickerTouched = false, errors = {}, status = null, sending = false, sent = false, deliveryPending = false, nextId = 1, pending = new Map();
 
 function post(message) { message.jsonrpc = '2.0'; window.parent.postMessage(message, '*'); }
 function request(method, params) {
@@ -93,12 +95,17 @@ function supported(tag) {
   var primary = tag.trim().toLowerCase().split(/[-_]/)[0];
   return C.locales.indexOf(primary) >= 0 ? primary : null;
 }
-function language() { return supported(ctx.locale) || inputLocale || C.fallback; }
+function browserLocale() {
+  var tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+  for (var i = 0; i < tags.length; i++) { var found = supported(tags[i]); if (found) return found; }
+  return null;
+}
+function language() { return supported(ctx.locale) || inputLocale || browserLocale() || C.fallback; }
 function count(text) { return Array.from(text).length; }
 function fill(text, values) { return text.replace(/\{(\w+)\}/g, function (all, key) { return String(values[key]); }); }
 
 function values() {
-  return { name: $('name').value, email: $('email').value.trim(), message: $('message').value, locale: picker.value, privacy: $('privacy').checked };
+  return { name: $('name').value.trim(), email: $('email').value.trim(), message: $('message').value, locale: picker.value, privacy: $('privacy').checked };
 }
 function validate(v) {
   var found = {};
@@ -113,6 +120,7 @@ function validate(v) {
   else if (count(v.email) > C.max.email) found.email = { key: 'tooLong', max: C.max.email, count: count(v.email) };
   else if (!emailPattern.test(v.email)) found.email = { key: 'emailInvalid' };
   text('message', 'messageRequired');
+  if (!found.message && PROSE_CONTROL.test(v.message)) found.message = { key: 'messageControl' };
   if (!v.privacy) found.privacy = { key: 'privacyRequired' };
   return found;
 }
@@ -131,9 +139,10 @@ function render() {
   });
   var alertText = '';
   if (Object.keys(errors).length) alertText = w.summary;
-  else if (status && status.kind === 'failure') alertText = status.text || w.failure;
+  else if (status) alertText = fill(w[status.key], status);
   if (alertBox.textContent !== alertText) alertBox.textContent = alertText;
-  doneBox.textContent = sent ? w.success : '';
+  doneBox.textContent = sent ? (deliveryPending ? w.deliveryPending : w.success) : '';
+  doneBox.className = deliveryPending ? 'done pending' : 'done';
   sendButton.textContent = sending ? w.sending : w.send;
   sendButton.disabled = sending;
   form.setAttribute('aria-busy', sending ? 'true' : 'false');
@@ -155,21 +164,45 @@ function succeeded(result) {
   return !!result && typeof result === 'object' && result.isError !== true && !(result.structuredContent && result.structuredContent.ok === false);
 }
 
+/*
+ * What a refused call means for the person, in the page's language: the server's own text is English
+ * and for agents, so it is never shown. The tool's structured error codes are read; a validation
+ * refusal names its fields ("name: ..., email: ..."), which are marked; anything else is a failure.
+ */
+function refusal(result) {
+  var details = (result && result.structuredContent) || {};
+  if (details.error === 'rate_limited') return { status: { key: 'rateLimited', minutes: Math.max(1, Math.ceil((Number(details.retryAfterSeconds) || 60) / 60)) } };
+  if (details.error === 'delivery_failed') return { pending: true };
+  if (details.error === 'store_unavailable') return { status: { key: 'unavailable' } };
+  var text = firstText(result), fields = {};
+  FIELDS.forEach(function (field) { if (new RegExp('(?:: |, )' + field + ': ').test(text)) fields[field] = { key: 'fieldRejected' }; });
+  if (Object.keys(fields).length) return { errors: fields };
+  return { status: { key: 'failure' } };
+}
+
+function canCallTools() { return !hostCapabilities || !!hostCapabilities.serverTools; }
+
 function submit() {
   if (sending || sent) return;
   var v = values();
-  $('email').value = v.email; status = null;
+  $('name').value = v.name; $('email').value = v.email; status = null;
   showErrors(validate(v));
   if (Object.keys(errors).length) return;
+  if (!canCallTools()) { status = { key: 'noToolCalls' }; render(); alertBox.focus(); return; }
   sending = true; render();
   var args = { name: v.name, email: v.email, message: v.message, locale: v.locale, privacy: true };
   request('tools/call', { name: C.tool, arguments: args }).then(function (result) {
-    if (succeeded(result)) sent = true; else status = { kind: 'failure', text: firstText(result) };
-  }, function () {
-    status = { kind: 'failure', text: '' };
+    if (succeeded(result)) { sent = true; return; }
+    var why = refusal(result);
+    if (why.pending) { sent = true; deliveryPending = true; }
+    else if (why.errors) errors = why.errors;
+    else status = why.status;
+  }, function (error) {
+    status = { key: error && error.code === -32601 ? 'noToolCalls' : 'failure' };
   }).then(function () {
     sending = false; render();
-    if (sent) doneBox.focus(); else sendButton.focus();
+    var first = FIELDS.filter(function (field) { return errors[field]; })[0];
+    if (sent) doneBox.focus(); else if (first) $(first).focus(); else sendButton.focus();
   });
 }
 
@@ -181,6 +214,50 @@ function prefill(args) {
   render();
 }
 
+/*
+ * WCAG 2.2 1.4.11: a control's boundary needs 3:1 against its background, and text 4.5:1 (1.4.3),
+ * whatever colours the host's variables give. Each colour is the first candidate that reaches the
+ * ratio against every background it sits on; black or white always reaches it.
+ */
+function channels(color) {
+  var m = /rgba?\(([^)]+)\)/.exec(color);
+  if (!m) return null;
+  var p = m[1].split(/[\s,\/]+/).filter(Boolean).map(parseFloat);
+  return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+}
+function resolveColor(value, under) {
+  var probe = $('probe');
+  probe.style.color = ''; probe.style.color = value;
+  var c = channels(getComputedStyle(probe).color);
+  if (!c) return null;
+  return under ? { r: c.r * c.a + under.r * (1 - c.a), g: c.g * c.a + under.g * (1 - c.a), b: c.b * c.a + under.b * (1 - c.a), a: 1 } : c;
+}
+function luminance(c) {
+  var f = function (v) { v /= 255; return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+}
+function contrast(a, b) { var x = luminance(a), y = luminance(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); }
+function guardContrast() {
+  var dark = document.documentElement.getAttribute('data-theme') === 'dark';
+  var base = dark ? { r: 0, g: 0, b: 0, a: 1 } : { r: 255, g: 255, b: 255, a: 1 };
+  var page = resolveColor('var(--color-background-primary)', base) || base;
+  var backgrounds = { page: [page], alert: [resolveColor('var(--color-background-danger)', page) || page], done: [resolveColor('var(--color-background-success)', page) || page] };
+  var pick = function (name, candidates, against, ratio) {
+    var root = document.documentElement.style;
+    root.removeProperty(name);
+    for (var i = 0; i < candidates.length; i++) {
+      var c = resolveColor(candidates[i], against[0]);
+      if (c && against.every(function (bg) { return contrast(c, bg) >= ratio; })) { root.setProperty(name, 'rgb(' + [c.r, c.g, c.b].map(Math.round).join(',') + ')'); return; }
+    }
+  };
+  var last = ['var(--color-text-primary)', '#000', '#fff'];
+  pick('--control-border', ['var(--color-border-primary)', 'var(--color-text-secondary)'].concat(last), backgrounds.page, 3);
+  pick('--control-invalid', ['var(--color-text-danger)'].concat(last), backgrounds.page, 3);
+  pick('--error-text', ['var(--color-text-danger)'].concat(last), backgrounds.page, 4.5);
+  pick('--alert-text', ['var(--color-text-danger)'].concat(last), backgrounds.alert, 4.5);
+  pick('--done-text', ['var(--color-text-success)'].concat(last), backgrounds.done, 4.5);
+}
+
 function applyContext(patch) {
   if (!patch || typeof patch !== 'object') return;
   ctx = Object.assign({}, ctx, patch);
@@ -189,12 +266,18 @@ function applyContext(patch) {
   if (vars && typeof vars === 'object') Object.keys(vars).forEach(function (key) {
     if (key.indexOf('--') === 0 && typeof vars[key] === 'string') root.style.setProperty(key, vars[key]);
   });
+  guardContrast();
   render();
 }
 
 function onNotification(method, params) {
   if (method === 'ui/notifications/tool-input') prefill(params.arguments);
-  else if (method === 'ui/notifications/tool-result') { if (succeeded(params) && !sending) { sent = true; render(); } }
+  else if (method === 'ui/notifications/tool-result') {
+    if (sending || sent) return;
+    if (succeeded(params)) sent = true;
+    else if (refusal(params).pending) { sent = true; deliveryPending = true; }
+    render();
+  }
   else if (method === 'ui/notifications/host-context-changed') applyContext(params);
 }
 
@@ -241,8 +324,12 @@ form.addEventListener('input', function (event) {
 });
 
 render();
+guardContrast();
 request('ui/initialize', { appInfo: C.appInfo, appCapabilities: { availableDisplayModes: ['inline'] }, protocolVersion: C.protocolVersion })
-  .then(function (result) { applyContext(result && result.hostContext); notify('ui/notifications/initialized'); }, function () {})
+  .then(function (result) {
+    if (result && result.hostCapabilities && typeof result.hostCapabilities === 'object') hostCapabilities = result.hostCapabilities;
+    applyContext(result && result.hostContext); notify('ui/notifications/initialized');
+  }, function () {})
   .then(reportSize);
 })();`;
 
@@ -252,7 +339,7 @@ function buildHtml(): string {
   const config = {
     words: FORM_WORDS,
     locales: LOCALES,
-    fallback: 'es',
+    fallback: 'en',
     max: { name: name.maxLength, email: email.maxLength, message: message.maxLength },
     emailPattern: email.pattern,
     tool: CONTACT_TOOL,
@@ -263,11 +350,11 @@ function buildHtml(): string {
   const field = (id: string, control: string) =>
     `<div class="field"><label for="${id}" data-w="${id}"></label>${control}<p id="${id}-error" class="error"></p></div>`;
   return `<!doctype html>
-<html lang="es" data-theme="light">
+<html lang="en" data-theme="light">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(FORM_WORDS.es.title)}</title>
+<title>${escapeHtml(FORM_WORDS.en.title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -281,10 +368,11 @@ ${field('email', '<input id="email" name="email" type="text" inputmode="email" a
 ${field('message', '<textarea id="message" name="message" rows="6" required aria-describedby="message-error" data-ph="messagePlaceholder"></textarea>')}
 <div class="field"><label for="locale" data-w="locale"></label><select id="locale" name="locale">${options}</select></div>
 <div class="field"><div class="check"><input id="privacy" name="privacy" type="checkbox" required aria-describedby="privacy-error"><label for="privacy" data-w="privacy"></label></div><p id="privacy-error" class="error"></p></div>
-<p id="alert" class="alert" role="alert"></p>
+<p id="alert" class="alert" role="alert" tabindex="-1"></p>
 <button id="send" type="submit" data-w="send"></button>
 </form>
 </main>
+<span id="probe" hidden></span>
 <script>${SCRIPT.replace('__CONFIG__', () => scriptJson(config))}</script>
 </body>
 </html>

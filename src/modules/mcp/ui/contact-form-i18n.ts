@@ -23,9 +23,21 @@ export interface FormWords {
   /** `{max}` and `{count}` are replaced in the page. */
   tooLong: string;
   privacyRequired: string;
+  /** The message holds a control character (other than tab and line breaks) that cannot be sent. */
+  messageControl: string;
+  /** The server refused a field for a reason the page did not foresee. */
+  fieldRejected: string;
   summary: string;
   success: string;
   failure: string;
+  /** Too many inquiries from here: `{minutes}` is replaced. */
+  rateLimited: string;
+  /** Stored, but no channel has delivered it yet: it must not be sent again. */
+  deliveryPending: string;
+  /** The server cannot take inquiries for a moment. */
+  unavailable: string;
+  /** The host does not let the app call tools. */
+  noToolCalls: string;
 }
 
 /** Each language named in itself, so a reader finds theirs whatever the page's language is. */
@@ -60,9 +72,15 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     messageRequired: 'Escribe tu mensaje.',
     tooLong: 'Como máximo {max} caracteres (ahora hay {count}).',
     privacyRequired: 'Debes aceptar la política de privacidad para enviar el mensaje.',
+    messageControl: 'El mensaje contiene caracteres que no se pueden enviar (caracteres de control). Bórralos e inténtalo de nuevo.',
+    fieldRejected: 'Este campo no se ha aceptado. Revísalo.',
     summary: 'Revisa los campos marcados.',
     success: '¡Gracias! Tu mensaje se ha enviado. El equipo te responderá por correo electrónico.',
     failure: 'No se ha podido enviar el mensaje. Inténtalo de nuevo más tarde.',
+    rateLimited: 'Has enviado varios mensajes en poco tiempo. Vuelve a intentarlo dentro de {minutes} min.',
+    deliveryPending: 'Hemos guardado tu mensaje, pero aún no ha llegado al equipo. No hace falta que lo envíes otra vez.',
+    unavailable: 'Ahora mismo no podemos recibir mensajes. Inténtalo de nuevo dentro de unos minutos.',
+    noToolCalls: 'Esta aplicación no permite enviar el formulario desde aquí. Pide al asistente que envíe tu mensaje o usa el formulario de contacto de nuestra web.',
   },
   en: {
     title: 'Contact us',
@@ -85,9 +103,15 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     messageRequired: 'Write your message.',
     tooLong: 'At most {max} characters ({count} now).',
     privacyRequired: 'You must accept the privacy policy to send the message.',
+    messageControl: 'The message contains characters that cannot be sent (control characters). Remove them and try again.',
+    fieldRejected: 'This field was not accepted. Please check it.',
     summary: 'Please correct the highlighted fields.',
     success: 'Thank you! Your message has been sent. The team will reply by e-mail.',
     failure: 'The message could not be sent. Please try again later.',
+    rateLimited: 'You have sent several messages in a short time. Please try again in {minutes} min.',
+    deliveryPending: 'Your message is saved, but it has not reached the team yet. There is no need to send it again.',
+    unavailable: 'We cannot take messages right now. Please try again in a few minutes.',
+    noToolCalls: 'This app does not let the form send from here. Ask the assistant to send your message, or use the contact form on our website.',
   },
   ca: {
     title: 'Contacta amb nosaltres',
@@ -110,9 +134,15 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     messageRequired: 'Escriu el teu missatge.',
     tooLong: "Com a màxim {max} caràcters (ara n'hi ha {count}).",
     privacyRequired: "Has d'acceptar la política de privadesa per enviar el missatge.",
+    messageControl: "El missatge conté caràcters que no es poden enviar (caràcters de control). Esborra'ls i torna-ho a provar.",
+    fieldRejected: "Aquest camp no s'ha acceptat. Revisa'l.",
     summary: 'Revisa els camps marcats.',
     success: "Gràcies! El teu missatge s'ha enviat. L'equip et respondrà per correu electrònic.",
     failure: "No s'ha pogut enviar el missatge. Torna-ho a provar més tard.",
+    rateLimited: "Has enviat diversos missatges en poc temps. Torna-ho a provar d'aquí a {minutes} min.",
+    deliveryPending: "Hem desat el teu missatge, però encara no ha arribat a l'equip. No cal que el tornis a enviar.",
+    unavailable: "Ara mateix no podem rebre missatges. Torna-ho a provar d'aquí a uns minuts.",
+    noToolCalls: "Aquesta aplicació no permet enviar el formulari des d'aquí. Demana a l'assistent que enviï el teu missatge o fes servir el formulari de contacte del nostre web.",
   },
   ru: {
     title: 'Свяжитесь с нами',
@@ -135,9 +165,15 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     messageRequired: 'Напишите сообщение.',
     tooLong: 'Не более {max} символов (сейчас {count}).',
     privacyRequired: 'Чтобы отправить сообщение, примите политику конфиденциальности.',
+    messageControl: 'В сообщении есть символы, которые нельзя отправить (управляющие символы). Удалите их и повторите попытку.',
+    fieldRejected: 'Это поле не принято. Проверьте его.',
     summary: 'Исправьте отмеченные поля.',
     success: 'Спасибо! Ваше сообщение отправлено. Команда ответит вам по электронной почте.',
     failure: 'Не удалось отправить сообщение. Повторите попытку позже.',
+    rateLimited: 'Вы отправили несколько сообщений за короткое время. Повторите попытку через {minutes} мин.',
+    deliveryPending: 'Ваше сообщение сохранено, но ещё не дошло до команды. Отправлять его повторно не нужно.',
+    unavailable: 'Сейчас мы не можем принимать сообщения. Повторите попытку через несколько минут.',
+    noToolCalls: 'Это приложение не позволяет отправить форму отсюда. Попросите ассистента отправить ваше сообщение или воспользуйтесь формой на нашем сайте.',
   },
   eu: {
     title: 'Jarri gurekin harremanetan',
@@ -160,9 +196,15 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     messageRequired: 'Idatzi zure mezua.',
     tooLong: 'Gehienez {max} karaktere (orain {count}).',
     privacyRequired: 'Mezua bidaltzeko, pribatutasun-politika onartu behar duzu.',
+    messageControl: 'Mezuak bidali ezin diren karaktereak ditu (kontrol-karaktereak). Ezabatu itzazu eta saiatu berriro.',
+    fieldRejected: 'Eremu hau ez da onartu. Berrikusi ezazu.',
     summary: 'Zuzendu markatutako eremuak.',
     success: 'Eskerrik asko! Zure mezua bidali da. Taldeak posta elektronikoz erantzungo dizu.',
     failure: 'Ezin izan da mezua bidali. Saiatu berriro geroago.',
+    rateLimited: 'Mezu batzuk bidali dituzu denbora gutxian. Saiatu berriro {minutes} min barru.',
+    deliveryPending: 'Zure mezua gorde dugu, baina oraindik ez da taldera iritsi. Ez duzu berriro bidali behar.',
+    unavailable: 'Oraintxe ezin dugu mezurik jaso. Saiatu berriro minutu batzuk barru.',
+    noToolCalls: 'Aplikazio honek ez du uzten inprimakia hemendik bidaltzen. Eskatu laguntzaileari zure mezua bidaltzeko, edo erabili gure webguneko harremanetarako inprimakia.',
   },
   gl: {
     title: 'Contacta connosco',
@@ -185,8 +227,14 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     messageRequired: 'Escribe a túa mensaxe.',
     tooLong: 'Como máximo {max} caracteres (agora hai {count}).',
     privacyRequired: 'Debes aceptar a política de privacidade para enviar a mensaxe.',
+    messageControl: 'A mensaxe contén caracteres que non se poden enviar (caracteres de control). Bórraos e téntao de novo.',
+    fieldRejected: 'Este campo non se aceptou. Revísao.',
     summary: 'Revisa os campos marcados.',
     success: 'Grazas! A túa mensaxe enviouse. O equipo responderache por correo electrónico.',
     failure: 'Non se puido enviar a mensaxe. Téntao de novo máis tarde.',
+    rateLimited: 'Enviaches varias mensaxes en pouco tempo. Téntao de novo dentro de {minutes} min.',
+    deliveryPending: 'Gardamos a túa mensaxe, pero aínda non chegou ao equipo. Non fai falta que a envíes outra vez.',
+    unavailable: 'Agora mesmo non podemos recibir mensaxes. Téntao de novo dentro duns minutos.',
+    noToolCalls: 'Esta aplicación non permite enviar o formulario desde aquí. Pídelle ao asistente que envíe a túa mensaxe ou usa o formulario de contacto da nosa web.',
   },
 };
