@@ -41,7 +41,11 @@ const FIELD_NAMES = Object.keys(FIELDS) as Field[];
 const extraKey = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,11}$/).filter((key) => !(FIELD_NAMES as string[]).includes(key) && key !== 'constructor');
 
 /** The contract's rules for a single-line and a multi-line text field (README, "POST /api/contact"). */
-const nameIsValid = (value: string) => value.trim().length > 0 && [...value].length <= 120 && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(value);
+// The name is checked once the white space around it is gone (String.prototype.trim, as the schema does).
+const nameIsValid = (raw: string) => {
+  const value = raw.trim();
+  return value.length > 0 && [...value].length <= 120 && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/u.test(value);
+};
 // Prose keeps tabs and line breaks; NUL and the other C0 controls are refused (PostgreSQL text cannot hold NUL either).
 const messageIsValid = (value: string) => value.trim().length > 0 && [...value].length <= 5000 && !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(value);
 
