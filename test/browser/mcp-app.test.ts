@@ -60,6 +60,7 @@ const context = (locale: string | undefined, theme: Theme = 'light', variables: 
 const GOOD = { name: 'Ana Pérez', email: 'ana@example.com', message: 'Hola: quisiera una demo para mi comunidad de 40 viviendas.', locale: 'ca' };
 type ToolCall = { name: string; arguments: Record<string, unknown> };
 type HostAnswer = { result?: Record<string, unknown>; error?: { code: number; message: string } };
+const DELIVERED = { content: [{ type: 'text', text: 'The inquiry was delivered to the team.' }], structuredContent: { ok: true } };
 
 describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', () => {
   let host: ExtAppsHost;
@@ -161,6 +162,27 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
   }
   /** Everything the person can read in the app. */
   const visibleText = (app: FrameLocator) => app.locator('body').innerText();
+
+  /** Each control's border against the page background (WCAG 2.2 contrast ratio). */
+  const boundaryRatios = (app: FrameLocator) =>
+    app.locator('body').evaluate((body) => {
+      const rgb = (color: string) => color.match(/[\d.]+/g)!.slice(0, 3).map(Number);
+      const lum = (c: number[]) => c.map((v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i]!, 0);
+      const ratio = (a: string, b: string) => {
+        const [x, y] = [lum(rgb(a)), lum(rgb(b))];
+        return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+      };
+      const style = (el: typeof body) => el.ownerDocument.defaultView!.getComputedStyle(el);
+      const background = style(body).backgroundColor;
+      return Object.fromEntries(['name', 'email', 'message', 'locale'].map((id) => [id, ratio(style(body.ownerDocument.getElementById(id)!).borderTopColor, background)]));
+    });
+
+  /** axe-core's color-contrast and label rules over the app's document: the violations, if any. */
+  async function axe(inner: Frame): Promise<{ id: string; nodes: string[] }[]> {
+    await inner.addScriptTag({ content: AXE });
+    return (await inner.evaluate(`axe.run(document, { runOnly: { type: 'rule', values: ['color-contrast', 'label'] } })
+      .then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.html + ': ' + n.failureSummary) })))`)) as { id: string; nodes: string[] }[];
+  }
 
   it('is rendered from the resource /mcp serves, in the sandbox the resource’s CSP describes, and sized by its own report', async () => {
     const { page, app, problems } = await openApp({ hostContext: context('en-US'), toolInput: { name: 'Ana' } });
@@ -264,14 +286,39 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
       expect(calls).toEqual([]);
       await page.screenshot({ path: join(SHOTS, `no-tool-calls-${locale}.png`), fullPage: true });
     });
+
+    it('trims the name and the e-mail before it sends them', async () => {
+      const { app, calls } = await openApp({ hostContext: context(locale), answer: () => ({ result: DELIVERED }) });
+      await fillForm(app, { ...GOOD, name: '  Test  ', email: ' test@example.com ', privacy: true });
+      await app.locator('#send').click();
+      await expect.poll(() => text(app, '#done')).toBe(w.success);
+      expect(calls[0]!.arguments).toMatchObject({ name: 'Test', email: 'test@example.com' });
+    });
+
+    it('speaks the browser’s language when the host names none', async () => {
+      const { app } = await openApp({ hostContext: { theme: 'light' }, browserLocale: `${locale}-ES` });
+      await expect.poll(() => text(app, 'h1')).toBe(w.title);
+      expect(await app.locator('#locale').inputValue()).toBe(locale);
+    });
+
+    for (const theme of ['light', 'dark'] as const) {
+      it(`keeps control boundaries at 3:1 and passes axe-core's color-contrast and label rules in the ${theme} theme`, async () => {
+        const { app, frame } = await openApp({ hostContext: context(locale, theme), answer: () => ({ result: DELIVERED }) });
+        await app.locator('#send').click();
+        await expect.poll(() => text(app, '#alert')).toBe(w.summary);
+        for (const [id, ratio] of Object.entries(await boundaryRatios(app))) expect(ratio, id).toBeGreaterThanOrEqual(3);
+        expect(await axe(await frame())).toEqual([]);
+        await fillForm(app, { ...GOOD, privacy: true });
+        await app.locator('#send').click();
+        await expect.poll(() => text(app, '#done')).toBe(w.success);
+        expect(await axe(await frame())).toEqual([]);
+      });
+    }
   });
 
-  it('speaks the browser’s language when the host names none, and English when that is none of the six', async () => {
-    const russian = await openApp({ hostContext: { theme: 'light' }, browserLocale: 'ru-RU' });
-    await expect.poll(() => text(russian.app, 'h1')).toBe(FORM_WORDS.ru.title);
-    expect(await russian.app.locator('#locale').inputValue()).toBe('ru');
-    const german = await openApp({ hostContext: { theme: 'light' }, browserLocale: 'de-DE' });
-    await expect.poll(() => text(german.app, 'h1')).toBe(FORM_WORDS.en.title);
+  it('speaks English when neither the host nor the browser names one of the six', async () => {
+    const { app } = await openApp({ hostContext: { theme: 'light' }, browserLocale: 'de-DE' });
+    await expect.poll(() => text(app, 'h1')).toBe(FORM_WORDS.en.title);
   });
 
   it('prefers the host’s locale, then the tool input’s, to the browser’s', async () => {
@@ -296,7 +343,7 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
   });
 
   it('counts lengths in code points: 120 astral letters make a valid name, 121 do not', async () => {
-    const { app, calls } = await openApp({ hostContext: context('en'), answer: () => ({ result: { content: [{ type: 'text', text: 'sent' }], structuredContent: { ok: true } } }) });
+    const { app, calls } = await openApp({ hostContext: context('en'), answer: () => ({ result: DELIVERED }) });
     await fillForm(app, { name: '𝒜'.repeat(121), email: 'ana@example.com', message: 'Hi', privacy: true });
     await app.locator('#send').click();
     await expect.poll(() => text(app, '#name-error')).toBe('At most 120 characters (121 now).');
@@ -311,45 +358,6 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
     const { app, calls } = await openApp({ hostContext: context('en'), toolInput: { ...GOOD, privacy: true }, toolResult: result, answer: () => ({}) });
     await expect.poll(() => text(app, '#done')).toBe(FORM_WORDS.en.success);
     expect(calls).toEqual([]);
-  });
-
-  describe.each(['light', 'dark'] as const)('with the host’s %s palette', (theme) => {
-    it('keeps every control’s boundary at 3:1 or more against its background, even where the host’s border is fainter', async () => {
-      const { app } = await openApp({ hostContext: context('en', theme) });
-      await app.locator('#send').click();
-      await expect.poll(() => text(app, '#alert')).not.toBe('');
-      const ratios = await app.locator('body').evaluate((body) => {
-        const rgb = (color: string) => color.match(/[\d.]+/g)!.slice(0, 3).map(Number);
-        const lum = (c: number[]) => c.map((v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i]!, 0);
-        const ratio = (a: string, b: string) => {
-          const [x, y] = [lum(rgb(a)), lum(rgb(b))];
-          return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
-        };
-        const style = (el: typeof body) => el.ownerDocument.defaultView!.getComputedStyle(el);
-        const background = style(body).backgroundColor;
-        return Object.fromEntries(['name', 'email', 'message', 'locale'].map((id) => [id, ratio(style(body.ownerDocument.getElementById(id)!).borderTopColor, background)]));
-      });
-      for (const [id, ratio] of Object.entries(ratios)) expect(ratio, id).toBeGreaterThanOrEqual(3);
-    });
-
-    it('passes axe-core’s color-contrast and label rules, with errors shown and after sending', async () => {
-      const { app, frame } = await openApp({ hostContext: context('en', theme), answer: () => ({ result: { content: [{ type: 'text', text: 'sent' }], structuredContent: { ok: true } } }) });
-      const axe = async () => {
-        const inner = await frame();
-        await inner.addScriptTag({ content: AXE });
-        // In the page: axe.run over its document, only the two rules asked for.
-        const violations = (await inner.evaluate(`axe.run(document, { runOnly: { type: 'rule', values: ['color-contrast', 'label'] } })
-          .then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.html + ': ' + n.failureSummary) })))`)) as { id: string; nodes: string[] }[];
-        return violations;
-      };
-      await app.locator('#send').click();
-      await expect.poll(() => text(app, '#alert')).not.toBe('');
-      expect(await axe()).toEqual([]);
-      await fillForm(app, { ...GOOD, privacy: true });
-      await app.locator('#send').click();
-      await expect.poll(() => text(app, '#done')).toBe(FORM_WORDS.en.success);
-      expect(await axe()).toEqual([]);
-    });
   });
 
   it('finds a boundary colour even when the host’s border and secondary text match its background', async () => {
