@@ -3,7 +3,7 @@
 import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contactFormHtml } from '../../src/modules/mcp/ui/contact-form-html.js';
-import { FORM_WORDS } from '../../src/modules/mcp/ui/contact-form-i18n.js';
+import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
 import { startAppHost, type AppHost, type HostScenario } from './mcp-app-host.js';
 

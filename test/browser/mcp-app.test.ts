@@ -9,7 +9,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES, type Locale } from '../../src/modules/contact/schema.js';
-import { FORM_WORDS } from '../../src/modules/mcp/ui/contact-form-i18n.js';
+import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
@@ -173,7 +173,8 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
         return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
       };
       const style = (el: typeof body) => el.ownerDocument.defaultView!.getComputedStyle(el);
-      const background = style(body).backgroundColor;
+      // The form's own background: the page around it is the host's.
+      const background = style(body.querySelector('.pf')!).backgroundColor;
       return Object.fromEntries(['name', 'email', 'message', 'locale'].map((id) => [id, ratio(style(body.ownerDocument.getElementById(id)!).borderTopColor, background)]));
     });
 

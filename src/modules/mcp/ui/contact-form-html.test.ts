@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { LOCALES } from '../../contact/schema.js';
 import { CONTACT_FORM_MIME, CONTACT_FORM_URI, contactFormHtml } from './contact-form-html.js';
-import { FORM_WORDS, LANGUAGE_NAMES } from './contact-form-i18n.js';
+import { FORM_SCRIPT, FORM_STYLE } from '../../contact-form/form-core.js';
+import { FORM_WORDS, LANGUAGE_NAMES } from '../../contact-form/form-words.js';
 
 const html = contactFormHtml();
 
@@ -42,7 +43,7 @@ describe('the contact-form app document', () => {
       for (const [key, text] of Object.entries(FORM_WORDS[locale])) {
         expect(html.includes(text), `${locale}.${key}`).toBe(true);
       }
-      expect(html).toContain(`<option value="${locale}" lang="${locale}">${LANGUAGE_NAMES[locale]}</option>`);
+      expect(html).toContain(`"${locale}":${JSON.stringify(LANGUAGE_NAMES[locale])}`);
     }
   });
 
@@ -67,6 +68,11 @@ describe('the contact-form app document', () => {
     for (const method of ['ui/initialize', 'ui/notifications/initialized', 'ui/notifications/tool-input', 'ui/notifications/tool-result', 'tools/call', 'ui/notifications/size-changed']) {
       expect(html).toContain(`'${method}'`);
     }
+  });
+
+  it('is the shared contact form in an MCP App shell: the form\'s program and style, verbatim', () => {
+    expect(html).toContain(FORM_SCRIPT);
+    expect(html).toContain(FORM_STYLE);
   });
 
   it('is smaller than 64 KiB', () => {

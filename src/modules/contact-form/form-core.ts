@@ -1,0 +1,307 @@
+// The contact form itself, one module for every shell that shows it: its fields and their rules (taken
+// from the ContactRequest schema), its words in the six locales, its markup, its style and its program.
+// A shell (the MCP App page, the embeddable element) puts the form in a container, says which language
+// its surroundings ask for, and sends the values by its own channel, answering in the outcomes below.
+//
+// The program is plain ES2020 run in the browser, written without `//` (the MCP App's document must not
+// contain that sequence) and without building markup from strings: it makes its elements with the DOM,
+// so it runs under a strict CSP and Trusted Types.
+import * as z from 'zod';
+import { ContactRequest, LOCALES } from '../contact/schema.js';
+import { FORM_WORDS, LANGUAGE_NAMES } from './form-words.js';
+
+/** What the form's program needs: the words, the locales, the limits and the e-mail pattern of the schema. */
+export interface FormConfig {
+  words: typeof FORM_WORDS;
+  languageNames: typeof LANGUAGE_NAMES;
+  locales: readonly string[];
+  /** The language when nothing around the form names one of the six. */
+  fallback: string;
+  max: { name: number; email: number; message: number };
+  emailPattern: string;
+}
+
+function limitsOf(field: 'name' | 'email' | 'message'): { maxLength: number; pattern?: string } {
+  const schema = z.toJSONSchema(ContactRequest.shape[field], { io: 'input' }) as { maxLength?: unknown; pattern?: unknown };
+  if (typeof schema.maxLength !== 'number') throw new Error(`ContactRequest.${field} has no maxLength`);
+  return { maxLength: schema.maxLength, ...(typeof schema.pattern === 'string' ? { pattern: schema.pattern } : {}) };
+}
+
+/** The limits and the e-mail pattern come from the ContactRequest schema itself, so no shell can drift from it. */
+export function formConfig(): FormConfig {
+  const [name, email, message] = (['name', 'email', 'message'] as const).map(limitsOf) as [ReturnType<typeof limitsOf>, ReturnType<typeof limitsOf>, ReturnType<typeof limitsOf>];
+  if (!email.pattern) throw new Error('ContactRequest.email has no pattern');
+  return {
+    words: FORM_WORDS,
+    languageNames: LANGUAGE_NAMES,
+    locales: LOCALES,
+    fallback: 'en',
+    max: { name: name.maxLength, email: email.maxLength, message: message.maxLength },
+    emailPattern: email.pattern,
+  };
+}
+
+/**
+ * The form's style, scoped to its container (`.pf`): the MCP App puts it in a <style>, the element in a
+ * constructed style sheet of its shadow root. The colours are variables: an MCP host's style variables
+ * override them on the container, and a site sets `--portico-*` on the element.
+ */
+export const FORM_STYLE = `
+.pf{--color-background-primary:var(--portico-background,#fff);--color-background-secondary:var(--portico-background-secondary,#f4f6f8);
+--color-text-primary:var(--portico-text,#1b1f24);--color-text-secondary:var(--portico-text-secondary,#4a5560);
+--color-border-primary:var(--portico-border,#8a949e);--color-text-danger:var(--portico-danger,#b3261e);--color-background-danger:var(--portico-danger-background,#fdecea);
+--color-text-success:var(--portico-success,#1e6b34);--color-background-success:var(--portico-success-background,#e7f5ea);--color-ring-primary:var(--portico-focus,#f5a623);
+--accent:var(--portico-accent,#0b5cad);--accent-text:var(--portico-accent-text,#fff);
+--font-sans:var(--portico-font,system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif);--border-radius-md:var(--portico-radius,8px);
+color-scheme:light;box-sizing:border-box;padding:1rem;font:16px/1.5 var(--font-sans);color:var(--color-text-primary);background:var(--color-background-primary)}
+.pf[data-theme=dark]{--color-background-primary:var(--portico-background,#17191c);--color-background-secondary:var(--portico-background-secondary,#22262b);
+--color-text-primary:var(--portico-text,#eef1f4);--color-text-secondary:var(--portico-text-secondary,#b4bcc4);--color-border-primary:var(--portico-border,#6b747d);
+--color-text-danger:var(--portico-danger,#ffb4ab);--color-background-danger:var(--portico-danger-background,#3b1512);--color-text-success:var(--portico-success,#9bd8a8);
+--color-background-success:var(--portico-success-background,#10301a);--accent:var(--portico-accent,#6ea8fe);--accent-text:var(--portico-accent-text,#0b1a2e);color-scheme:dark}
+.pf *{box-sizing:border-box}.pf [hidden]{display:none!important}
+.pf .inner{max-width:36rem;margin:0 auto}.pf h1{font-size:1.35rem;margin:0 0 .25rem}
+.pf .intro{margin:0 0 1rem;color:var(--color-text-secondary)}
+.pf .field{margin:0 0 .9rem}.pf label{display:block;font-weight:600;margin:0 0 .25rem}
+.pf input[type=text],.pf textarea,.pf select{width:100%;font:inherit;color:inherit;background:var(--color-background-primary);
+padding:.55rem .7rem;border:1px solid var(--control-border,var(--color-border-primary));border-radius:var(--border-radius-md)}
+.pf textarea{min-height:8rem;resize:vertical}
+.pf .check{display:flex;gap:.6rem;align-items:flex-start}.pf .check label{font-weight:400;margin:0}
+.pf .check input{width:1.15rem;height:1.15rem;margin:.2rem 0 0;flex:none;accent-color:var(--accent)}
+.pf input[type=text][aria-invalid=true],.pf textarea[aria-invalid=true],.pf select[aria-invalid=true]{border-color:var(--control-invalid,var(--color-text-danger));border-width:2px}
+.pf .check input[aria-invalid=true]{outline:2px solid var(--control-invalid,var(--color-text-danger));outline-offset:1px}
+.pf .error{margin:.25rem 0 0;color:var(--error-text,var(--color-text-danger));font-size:.92rem}.pf .error:empty{display:none}
+.pf .alert,.pf .done{margin:0 0 .9rem;padding:.6rem .8rem;border-radius:var(--border-radius-md)}
+.pf .alert{color:var(--alert-text,var(--color-text-danger));background:var(--color-background-danger)}
+.pf .done{color:var(--done-text,var(--color-text-success));background:var(--color-background-success);font-weight:600}
+.pf .done.pending{color:var(--color-text-primary);background:var(--color-background-secondary)}
+.pf .alert:empty,.pf .done:empty{display:none}
+.pf button{font:inherit;font-weight:600;padding:.65rem 1.6rem;border:0;border-radius:var(--border-radius-md);
+background:var(--accent);color:var(--accent-text);cursor:pointer}.pf button:disabled{opacity:.65;cursor:progress}
+.pf :focus-visible{outline:3px solid var(--color-ring-primary);outline-offset:2px}`;
+
+/**
+ * The program: `porticoContactForm(container, config, shell)` builds the form in `container` and returns
+ * its controls. The shell gives:
+ * - `locale()`: the language its surroundings ask for (a BCP 47 tag, or null);
+ * - `send(values)`: a promise of one outcome, `{ ok: true }`, `{ pending: true }` (kept, not delivered
+ *   yet: not to be sent again), `{ errors: { field: { key } } }`, or `{ status: { key, ...values } }`;
+ * - `rendered(language, words)`, optional: told after each render.
+ */
+export const FORM_SCRIPT = String.raw`function porticoContactForm(container, C, shell) {
+'use strict';
+var doc = container.ownerDocument;
+var FIELDS = ['name', 'email', 'message', 'privacy'];
+var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+var PROSE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+var emailPattern;
+try { emailPattern = new RegExp(C.emailPattern, 'u'); } catch (e) { emailPattern = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/; }
+var state = { inputLocale: null, pickerTouched: false, errors: {}, status: null, sending: false, sent: false, pending: false };
+
+function make(tag, attributes, children) {
+  var node = doc.createElement(tag);
+  Object.keys(attributes || {}).forEach(function (name) {
+    var value = attributes[name];
+    if (value === true) node.setAttribute(name, '');
+    else if (value !== false && value !== undefined) node.setAttribute(name, String(value));
+  });
+  (children || []).forEach(function (child) { node.appendChild(child); });
+  return node;
+}
+function words(key) { return make('span', { 'data-w': key }); }
+function field(id, control) {
+  return make('div', { class: 'field' }, [make('label', { for: id, 'data-w': id }), control, make('p', { id: id + '-error', class: 'error' })]);
+}
+
+var ui = {};
+ui.title = make('h1', { id: 'title', 'data-w': 'title' });
+ui.intro = make('p', { id: 'intro', class: 'intro' }, [words('intro'), doc.createTextNode(' '), words('allRequired')]);
+ui.done = make('p', { id: 'done', class: 'done', role: 'status', tabindex: '-1' });
+ui.name = make('input', { id: 'name', name: 'name', type: 'text', autocomplete: 'name', required: true, 'aria-describedby': 'name-error', 'data-ph': 'namePlaceholder' });
+ui.email = make('input', { id: 'email', name: 'email', type: 'text', inputmode: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'email-error', 'data-ph': 'emailPlaceholder' });
+ui.message = make('textarea', { id: 'message', name: 'message', rows: '6', required: true, 'aria-describedby': 'message-error', 'data-ph': 'messagePlaceholder' });
+ui.locale = make('select', { id: 'locale', name: 'locale' }, C.locales.map(function (locale) {
+  var option = make('option', { value: locale, lang: locale });
+  option.textContent = C.languageNames[locale];
+  return option;
+}));
+ui.privacy = make('input', { id: 'privacy', name: 'privacy', type: 'checkbox', required: true, 'aria-describedby': 'privacy-error' });
+ui.alert = make('p', { id: 'alert', class: 'alert', role: 'alert', tabindex: '-1' });
+ui.send = make('button', { id: 'send', type: 'submit', 'data-w': 'send' });
+ui.form = make('form', { id: 'form', novalidate: true, 'aria-labelledby': 'title' }, [
+  field('name', ui.name), field('email', ui.email), field('message', ui.message),
+  make('div', { class: 'field' }, [make('label', { for: 'locale', 'data-w': 'locale' }), ui.locale]),
+  make('div', { class: 'field' }, [make('div', { class: 'check' }, [ui.privacy, make('label', { for: 'privacy', 'data-w': 'privacy' })]), make('p', { id: 'privacy-error', class: 'error' })]),
+  ui.alert, ui.send
+]);
+ui.probe = make('span', { hidden: true });
+container.classList.add('pf');
+container.appendChild(make('div', { class: 'inner' }, [ui.title, ui.intro, ui.done, ui.form]));
+container.appendChild(ui.probe);
+var errorOf = function (id) { return container.querySelector('#' + id + '-error'); };
+
+function supported(tag) {
+  if (typeof tag !== 'string') return null;
+  var primary = tag.trim().toLowerCase().split(/[-_]/)[0];
+  return C.locales.indexOf(primary) >= 0 ? primary : null;
+}
+function browserLocale() {
+  var tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+  for (var i = 0; i < tags.length; i++) { var found = supported(tags[i]); if (found) return found; }
+  return null;
+}
+function language() { return supported(shell.locale()) || state.inputLocale || browserLocale() || C.fallback; }
+function count(text) { return Array.from(text).length; }
+function fill(text, values) { return text.replace(/\{(\w+)\}/g, function (all, key) { return String(values[key]); }); }
+
+function values() {
+  return { name: ui.name.value.trim(), email: ui.email.value.trim(), message: ui.message.value, locale: ui.locale.value, privacy: ui.privacy.checked };
+}
+function validate(v) {
+  var found = {};
+  var text = function (name, required) {
+    var n = count(v[name]);
+    if (!v[name].trim()) found[name] = { key: required };
+    else if (n > C.max[name]) found[name] = { key: 'tooLong', max: C.max[name], count: n };
+  };
+  text('name', 'nameRequired');
+  if (!found.name && CONTROL.test(v.name)) found.name = { key: 'nameSingleLine' };
+  if (!v.email) found.email = { key: 'emailRequired' };
+  else if (count(v.email) > C.max.email) found.email = { key: 'tooLong', max: C.max.email, count: count(v.email) };
+  else if (!emailPattern.test(v.email)) found.email = { key: 'emailInvalid' };
+  text('message', 'messageRequired');
+  if (!found.message && PROSE_CONTROL.test(v.message)) found.message = { key: 'messageControl' };
+  if (!v.privacy) found.privacy = { key: 'privacyRequired' };
+  return found;
+}
+
+function render() {
+  var lang = language(), w = C.words[lang];
+  container.setAttribute('lang', lang);
+  container.querySelectorAll('[data-w]').forEach(function (node) { node.textContent = w[node.getAttribute('data-w')]; });
+  container.querySelectorAll('[data-ph]').forEach(function (node) { node.placeholder = w[node.getAttribute('data-ph')]; });
+  if (!state.pickerTouched && !state.inputLocale) ui.locale.value = lang;
+  FIELDS.forEach(function (name) {
+    var problem = state.errors[name];
+    if (problem) ui[name].setAttribute('aria-invalid', 'true'); else ui[name].removeAttribute('aria-invalid');
+    errorOf(name).textContent = problem ? fill(w[problem.key], problem) : '';
+  });
+  var alertText = '';
+  if (Object.keys(state.errors).length) alertText = w.summary;
+  else if (state.status) alertText = fill(w[state.status.key], state.status);
+  if (ui.alert.textContent !== alertText) ui.alert.textContent = alertText;
+  ui.done.textContent = state.sent ? (state.pending ? w.deliveryPending : w.success) : '';
+  ui.done.className = state.pending ? 'done pending' : 'done';
+  ui.send.textContent = state.sending ? w.sending : w.send;
+  ui.send.disabled = state.sending;
+  ui.form.setAttribute('aria-busy', state.sending ? 'true' : 'false');
+  ui.form.hidden = state.sent; ui.intro.hidden = state.sent;
+  if (shell.rendered) shell.rendered(lang, w);
+}
+
+function focusFirstError() {
+  var first = FIELDS.filter(function (name) { return state.errors[name]; })[0];
+  if (first) ui[first].focus();
+  return !!first;
+}
+
+function submit() {
+  if (state.sending || state.sent) return;
+  var v = values();
+  ui.name.value = v.name; ui.email.value = v.email; state.status = null;
+  state.errors = validate(v); render();
+  if (focusFirstError()) return;
+  state.sending = true; render();
+  Promise.resolve().then(function () { return shell.send({ name: v.name, email: v.email, message: v.message, locale: v.locale, privacy: true }); }).then(function (outcome) {
+    outcome = outcome || { status: { key: 'failure' } };
+    if (outcome.ok) state.sent = true;
+    else if (outcome.pending) { state.sent = true; state.pending = true; }
+    else if (outcome.errors) state.errors = outcome.errors;
+    else state.status = outcome.status || { key: 'failure' };
+  }, function () {
+    state.status = { key: 'failure' };
+  }).then(function () {
+    state.sending = false; render();
+    if (state.sent) ui.done.focus(); else if (!focusFirstError()) (state.status ? ui.alert : ui.send).focus();
+  });
+}
+
+/*
+ * WCAG 2.2 1.4.11: a control's boundary needs 3:1 against its background, and text 4.5:1 (1.4.3),
+ * whatever colours the surroundings give. Each colour is the first candidate that reaches the ratio
+ * against every background it sits on; black or white always reaches it.
+ */
+function channels(color) {
+  var m = /rgba?\(([^)]+)\)/.exec(color);
+  if (!m) return null;
+  var p = m[1].split(/[\s,\/]+/).filter(Boolean).map(parseFloat);
+  return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+}
+function resolveColor(value, under) {
+  ui.probe.style.color = ''; ui.probe.style.color = value;
+  var c = channels(getComputedStyle(ui.probe).color);
+  if (!c) return null;
+  return under ? { r: c.r * c.a + under.r * (1 - c.a), g: c.g * c.a + under.g * (1 - c.a), b: c.b * c.a + under.b * (1 - c.a), a: 1 } : c;
+}
+function luminance(c) {
+  var f = function (v) { v /= 255; return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+}
+function contrast(a, b) { var x = luminance(a), y = luminance(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); }
+function guardContrast() {
+  var dark = container.getAttribute('data-theme') === 'dark';
+  var base = dark ? { r: 0, g: 0, b: 0, a: 1 } : { r: 255, g: 255, b: 255, a: 1 };
+  var page = resolveColor('var(--color-background-primary)', base) || base;
+  var backgrounds = { page: [page], alert: [resolveColor('var(--color-background-danger)', page) || page], done: [resolveColor('var(--color-background-success)', page) || page] };
+  var pick = function (name, candidates, against, ratio) {
+    container.style.removeProperty(name);
+    for (var i = 0; i < candidates.length; i++) {
+      var c = resolveColor(candidates[i], against[0]);
+      if (c && against.every(function (bg) { return contrast(c, bg) >= ratio; })) { container.style.setProperty(name, 'rgb(' + [c.r, c.g, c.b].map(Math.round).join(',') + ')'); return; }
+    }
+  };
+  var last = ['var(--color-text-primary)', '#000', '#fff'];
+  pick('--control-border', ['var(--color-border-primary)', 'var(--color-text-secondary)'].concat(last), backgrounds.page, 3);
+  pick('--control-invalid', ['var(--color-text-danger)'].concat(last), backgrounds.page, 3);
+  pick('--error-text', ['var(--color-text-danger)'].concat(last), backgrounds.page, 4.5);
+  pick('--alert-text', ['var(--color-text-danger)'].concat(last), backgrounds.alert, 4.5);
+  pick('--done-text', ['var(--color-text-success)'].concat(last), backgrounds.done, 4.5);
+}
+
+ui.send.addEventListener('click', function (event) { event.preventDefault(); submit(); });
+ui.form.addEventListener('submit', function (event) { event.preventDefault(); submit(); });
+ui.locale.addEventListener('change', function () { state.pickerTouched = true; });
+ui.form.addEventListener('input', function (event) {
+  var name = event.target && event.target.id;
+  if (!state.errors[name]) return;
+  var now = validate(values());
+  if (now[name]) state.errors[name] = now[name]; else delete state.errors[name];
+  render();
+});
+
+guardContrast();
+render();
+return {
+  render: render,
+  guardContrast: guardContrast,
+  supported: supported,
+  get sent() { return state.sent; },
+  get sending() { return state.sending; },
+  /* The assistant's or the page's values, before the person edits them; consent is never pre-filled. */
+  prefill: function (args) {
+    if (!args || typeof args !== 'object' || state.sent) return;
+    ['name', 'email', 'message'].forEach(function (name) { if (typeof args[name] === 'string') ui[name].value = args[name]; });
+    var locale = supported(args.locale);
+    if (locale) { state.inputLocale = locale; ui.locale.value = locale; }
+    render();
+  },
+  /* An outcome that reached the shell another way (the host's own call): shown unless the form is busy. */
+  settle: function (outcome) {
+    if (state.sending || state.sent || !outcome) return;
+    if (outcome.ok) state.sent = true;
+    else if (outcome.pending) { state.sent = true; state.pending = true; }
+    else return;
+    render();
+  },
+  setTheme: function (dark) { container.setAttribute('data-theme', dark ? 'dark' : 'light'); guardContrast(); render(); }
+};
+}`;
