@@ -46,6 +46,8 @@ describe('the OpenAPI document', () => {
       '/api/openapi.json',
       '/api/openapi.yaml',
       '/docs',
+      '/embed/config.json',
+      '/embed/contact-form.js',
       '/healthz',
       '/mcp',
       '/mcp/server-card',

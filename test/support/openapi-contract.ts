@@ -51,8 +51,9 @@ export class ResponseContract {
 
   /** What is wrong with this exchange; empty when the document describes it. */
   check(exchange: Exchange): string[] {
-    // The reference page's own script and style files: served beside /docs, not operations of the API.
-    if (exchange.route?.startsWith('/docs/assets/')) return [];
+    // The reference page's own script and style files, and the element's digest-named copy: files whose
+    // names change with their content, served beside the API, not operations of it.
+    if (exchange.route && isAsset(exchange.route)) return [];
     const problems: string[] = [];
     const where = `${exchange.method} ${exchange.url} -> ${exchange.status}`;
     const doc = this.responseDoc(exchange, problems);
@@ -196,11 +197,16 @@ export function checkFetchedResponses(): void {
     if (target) {
       const method = (init?.method ?? request?.method ?? 'GET').toUpperCase();
       const path = url.pathname;
-      const route = target.paths.has(path) || path.startsWith('/docs/assets/') ? path : undefined;
+      const route = target.paths.has(path) || isAsset(path) ? path : undefined;
       const body = method === 'HEAD' ? '' : await response.clone().text();
       const headers = Object.fromEntries(response.headers);
       violations.push(...target.contract.check({ method, route, url: `${path}${url.search}`, status: response.status, headers, body }));
     }
     return response;
   };
+}
+
+/** A file named by its content's digest: /docs/assets/*, /embed/contact-form.<digest>.js. */
+function isAsset(path: string): boolean {
+  return path.startsWith('/docs/assets/') || /^\/embed\/contact-form\.[0-9a-f]{16}\.js$/.test(path);
 }

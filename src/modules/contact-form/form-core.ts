@@ -85,7 +85,8 @@ background:var(--accent);color:var(--accent-text);cursor:pointer}.pf button:disa
  * - `locale()`: the language its surroundings ask for (a BCP 47 tag, or null);
  * - `send(values)`: a promise of one outcome, `{ ok: true }`, `{ pending: true }` (kept, not delivered
  *   yet: not to be sent again), `{ errors: { field: { key } } }`, or `{ status: { key, ...values } }`;
- * - `rendered(language, words)`, optional: told after each render.
+ * - `rendered(language, words)`, optional: told after each render;
+ * - `beforeSend`, optional: a node put in the form above its alert and button (the element's Turnstile slot).
  */
 export const FORM_SCRIPT = String.raw`function porticoContactForm(container, C, shell) {
 'use strict';
@@ -133,6 +134,7 @@ ui.form = make('form', { id: 'form', novalidate: true, 'aria-labelledby': 'title
   make('div', { class: 'field' }, [make('div', { class: 'check' }, [ui.privacy, make('label', { for: 'privacy', 'data-w': 'privacy' })]), make('p', { id: 'privacy-error', class: 'error' })]),
   ui.alert, ui.send
 ]);
+if (shell.beforeSend) ui.form.insertBefore(shell.beforeSend, ui.alert);
 ui.probe = make('span', { hidden: true });
 container.classList.add('pf');
 container.appendChild(make('div', { class: 'inner' }, [ui.title, ui.intro, ui.done, ui.form]));

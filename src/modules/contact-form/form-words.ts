@@ -38,6 +38,10 @@ export interface FormWords {
   unavailable: string;
   /** The host does not let the app call tools. */
   noToolCalls: string;
+  /** The human check (Turnstile) refused the visitor's token. */
+  humanCheckFailed: string;
+  /** The human check has not given its token yet. */
+  humanCheckWaiting: string;
 }
 
 /** Each language named in itself, so a reader finds theirs whatever the page's language is. */
@@ -81,6 +85,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     deliveryPending: 'Hemos guardado tu mensaje, pero aún no ha llegado al equipo. No hace falta que lo envíes otra vez.',
     unavailable: 'Ahora mismo no podemos recibir mensajes. Inténtalo de nuevo dentro de unos minutos.',
     noToolCalls: 'Esta aplicación no permite enviar el formulario desde aquí. Pide al asistente que envíe tu mensaje o usa el formulario de contacto de nuestra web.',
+    humanCheckFailed: 'No se ha podido comprobar que eres una persona. Completa de nuevo la verificación y envía otra vez.',
+    humanCheckWaiting: 'Espera a que termine la verificación contra el spam y vuelve a enviar.',
   },
   en: {
     title: 'Contact us',
@@ -112,6 +118,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     deliveryPending: 'Your message is saved, but it has not reached the team yet. There is no need to send it again.',
     unavailable: 'We cannot take messages right now. Please try again in a few minutes.',
     noToolCalls: 'This app does not let the form send from here. Ask the assistant to send your message, or use the contact form on our website.',
+    humanCheckFailed: 'We could not confirm that you are a person. Complete the check again and send once more.',
+    humanCheckWaiting: 'Wait for the spam check to finish, then send again.',
   },
   ca: {
     title: 'Contacta amb nosaltres',
@@ -143,6 +151,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     deliveryPending: "Hem desat el teu missatge, però encara no ha arribat a l'equip. No cal que el tornis a enviar.",
     unavailable: "Ara mateix no podem rebre missatges. Torna-ho a provar d'aquí a uns minuts.",
     noToolCalls: "Aquesta aplicació no permet enviar el formulari des d'aquí. Demana a l'assistent que enviï el teu missatge o fes servir el formulari de contacte del nostre web.",
+    humanCheckFailed: "No s'ha pogut comprovar que ets una persona. Torna a completar la verificació i envia-ho de nou.",
+    humanCheckWaiting: "Espera que acabi la verificació contra el correu brossa i torna a enviar.",
   },
   ru: {
     title: 'Свяжитесь с нами',
@@ -174,6 +184,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     deliveryPending: 'Ваше сообщение сохранено, но ещё не дошло до команды. Отправлять его повторно не нужно.',
     unavailable: 'Сейчас мы не можем принимать сообщения. Повторите попытку через несколько минут.',
     noToolCalls: 'Это приложение не позволяет отправить форму отсюда. Попросите ассистента отправить ваше сообщение или воспользуйтесь формой на нашем сайте.',
+    humanCheckFailed: 'Не удалось подтвердить, что вы человек. Пройдите проверку ещё раз и отправьте снова.',
+    humanCheckWaiting: 'Дождитесь окончания проверки на спам и отправьте снова.',
   },
   eu: {
     title: 'Jarri gurekin harremanetan',
@@ -205,6 +217,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     deliveryPending: 'Zure mezua gorde dugu, baina oraindik ez da taldera iritsi. Ez duzu berriro bidali behar.',
     unavailable: 'Oraintxe ezin dugu mezurik jaso. Saiatu berriro minutu batzuk barru.',
     noToolCalls: 'Aplikazio honek ez du uzten inprimakia hemendik bidaltzen. Eskatu laguntzaileari zure mezua bidaltzeko, edo erabili gure webguneko harremanetarako inprimakia.',
+    humanCheckFailed: 'Ezin izan dugu egiaztatu pertsona bat zarenik. Egin berriro egiaztapena eta bidali berriz.',
+    humanCheckWaiting: 'Itxaron spamaren aurkako egiaztapena amaitu arte, eta bidali berriro.',
   },
   gl: {
     title: 'Contacta connosco',
@@ -236,5 +250,7 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     deliveryPending: 'Gardamos a túa mensaxe, pero aínda non chegou ao equipo. Non fai falta que a envíes outra vez.',
     unavailable: 'Agora mesmo non podemos recibir mensaxes. Téntao de novo dentro duns minutos.',
     noToolCalls: 'Esta aplicación non permite enviar o formulario desde aquí. Pídelle ao asistente que envíe a túa mensaxe ou usa o formulario de contacto da nosa web.',
+    humanCheckFailed: 'Non puidemos comprobar que es unha persoa. Completa de novo a verificación e envía outra vez.',
+    humanCheckWaiting: 'Agarda a que remate a verificación contra o spam e volve enviar.',
   },
 };
