@@ -107,7 +107,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     ...serverCardRoutes(config.publicUrl),
     ...openApiRoutes(config, () => routes),
   );
-  routes.push(...docsRoutes(), ...embedRoutes({ turnstileSiteKey: config.turnstile?.siteKey }));
+  routes.push(...docsRoutes(), ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey }));
   const inFlight = new InFlight();
   const origin = publicOrigin(config.publicUrl);
   const aliasWarning = warnOnAliases(origin, deps.logger);

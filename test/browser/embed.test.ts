@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES } from '../../src/modules/contact/schema.js';
+import { embedScript } from '../../src/modules/contact-form/embed-routes.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
@@ -271,3 +272,52 @@ describe.skipIf(!hasChromium)('<portico-contact-form> on a product site', () => 
   });
 });
 
+describe.skipIf(!hasChromium)('the /embed page', () => {
+  let portico: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    portico = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+    browser = await launchChromium();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await portico?.close();
+  });
+
+  it('shows the snippet with the script’s integrity value and the CSP lines, under its own strict CSP, and previews each locale', async () => {
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+    });
+    const response = await page.goto(`${portico.url}/embed`);
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+    const { path, integrity } = embedScript();
+    expect(await page.locator('#snippet').innerText()).toBe(
+      `<script src="${portico.url}${path}" integrity="${integrity}" crossorigin="anonymous" defer></script>\n<portico-contact-form></portico-contact-form>`,
+    );
+    expect(await page.locator('#csp').innerText()).toBe(`script-src ${portico.url}\nconnect-src ${portico.url}`);
+    const preview = page.locator('#preview');
+    await expect.poll(() => preview.locator('h1').innerText()).toBe(FORM_WORDS.es.title);
+    for (const locale of LOCALES) {
+      await page.locator('#preview-locale').selectOption(locale);
+      await expect.poll(() => preview.locator('h1').innerText()).toBe(FORM_WORDS[locale].title);
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('passes axe-core', async () => {
+    const context = await browser.newContext({ locale: 'en-US', bypassCSP: true });
+    const page = await context.newPage();
+    await page.goto(`${portico.url}/embed`);
+    await page.locator('#preview #send').waitFor();
+    await page.addScriptTag({ content: AXE });
+    const violations = await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'] } })
+      .then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.html + ': ' + n.failureSummary) })))`);
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+});

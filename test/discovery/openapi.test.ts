@@ -46,6 +46,7 @@ describe('the OpenAPI document', () => {
       '/api/openapi.json',
       '/api/openapi.yaml',
       '/docs',
+      '/embed',
       '/embed/config.json',
       '/embed/contact-form.js',
       '/healthz',

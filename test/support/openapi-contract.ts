@@ -206,7 +206,7 @@ export function checkFetchedResponses(): void {
   };
 }
 
-/** A file named by its content's digest: /docs/assets/*, /embed/contact-form.<digest>.js. */
+/** A file named by its content's digest: /docs/assets/*, /embed/assets/*, /embed/contact-form.<digest>.js. */
 function isAsset(path: string): boolean {
-  return path.startsWith('/docs/assets/') || /^\/embed\/contact-form\.[0-9a-f]{16}\.js$/.test(path);
+  return path.startsWith('/docs/assets/') || path.startsWith('/embed/assets/') || /^\/embed\/contact-form\.[0-9a-f]{16}\.js$/.test(path);
 }

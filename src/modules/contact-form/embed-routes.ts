@@ -4,9 +4,11 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { ifNoneMatchHits, strongEtag } from '../discovery/cached-document.js';
 import { route, type Reply, type RouteSpec } from '../../route-spec.js';
+import { embedPageRoutes } from './embed-page.js';
 import { contactFormElementScript } from './element.js';
 
 export interface EmbedSettings {
+  publicUrl: string;
   /** Turnstile's public site key when Portico checks browsers with it; the element then renders the widget. */
   turnstileSiteKey: string | undefined;
 }
@@ -72,5 +74,6 @@ export function embedRoutes(settings: EmbedSettings): RouteSpec[] {
       responses: { 200: { description: 'The settings.', schema: z.object({ turnstileSiteKey: z.string().nullable() }) } },
       handler: () => ({ status: 200, body: config, contentType: 'application/json; charset=utf-8', headers: { ...SHARED, 'cache-control': 'public, max-age=300' } }),
     }),
+    ...embedPageRoutes({ publicUrl: settings.publicUrl, turnstile: settings.turnstileSiteKey !== undefined, script }),
   ];
 }

@@ -1,10 +1,9 @@
 // The API reference page at GET /docs: Swagger UI, served by us from node_modules, rendering our /openapi.json.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as z from 'zod';
-import { ifNoneMatchHits, strongEtag } from './cached-document.js';
-import { route, type Reply, type RouteSpec } from '../../route-spec.js';
+import { route, type RouteSpec } from '../../route-spec.js';
+import { asset, assetRoute, type Asset } from './static-asset.js';
 
 /** swagger-ui-dist is pinned in package.json: its bundle makes no request of its own beyond the spec URL. */
 const require = createRequire(import.meta.url);
@@ -34,8 +33,6 @@ const INIT_SCRIPT = `'use strict';
 /** The bundle's own page styles (index.css) after its main sheet, minus the source-map comment (no .map is served). */
 const stylesheet = () => `${vendorFile('swagger-ui.css').replace(/\/\*# sourceMappingURL=[^*]*\*\/\s*$/, '')}\n${vendorFile('index.css')}`;
 
-const ASSET_CACHE_CONTROL = 'public, max-age=86400, immutable';
-
 /**
  * The page's policy: scripts, styles and fetches only from us, images from us or inline (the sheet's
  * SVG icons are data: URLs), and nothing may frame it. No inline script or style is needed.
@@ -51,26 +48,6 @@ const DOCS_CSP = [
   "form-action 'self'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-interface Asset {
-  /** Path under /docs/assets/, with a digest of the bytes in the name so `immutable` stays true across upgrades. */
-  path: string;
-  body: Buffer;
-  contentType: string;
-  etag: string;
-}
-
-function asset(stem: string, extension: 'js' | 'css', text: string): Asset {
-  const body = Buffer.from(text, 'utf8');
-  const digest = createHash('sha256').update(body).digest();
-  return {
-    path: `/docs/assets/${stem}.${digest.toString('hex').slice(0, 16)}.${extension}`,
-    body,
-    contentType: extension === 'js' ? 'application/javascript; charset=utf-8' : 'text/css; charset=utf-8',
-    etag: strongEtag(body),
-  };
-}
-
 
 const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
@@ -98,8 +75,8 @@ ${scripts.map((script) => `<script src="${relative(script)}" defer></script>`).j
 
 /** GET /docs and its assets. The vendor files are read once, here, at start. */
 export function docsRoutes(): RouteSpec[] {
-  const styles = asset('swagger-ui', 'css', stylesheet());
-  const scripts = [asset('swagger-ui-bundle', 'js', vendorFile('swagger-ui-bundle.js')), asset('docs-init', 'js', INIT_SCRIPT)];
+  const styles = asset('/docs/assets', 'swagger-ui', 'css', stylesheet());
+  const scripts = [asset('/docs/assets', 'swagger-ui-bundle', 'js', vendorFile('swagger-ui-bundle.js')), asset('/docs/assets', 'docs-init', 'js', INIT_SCRIPT)];
   const page = docsHtml(styles, scripts);
   const pageHeaders = {
     'cache-control': 'no-cache',
@@ -108,23 +85,6 @@ export function docsRoutes(): RouteSpec[] {
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
     'cross-origin-opener-policy': 'same-origin',
-  };
-
-  const assetRoute = (file: Asset) => {
-    const headers = { etag: file.etag, 'cache-control': ASSET_CACHE_CONTROL, 'x-content-type-options': 'nosniff' };
-    return route({
-      method: 'GET',
-      path: file.path,
-      operationId: `getDocsAsset${file.path.replace(/\W+/g, '_')}`,
-      summary: 'A script or style sheet of the API reference page',
-      tags: ['discovery'],
-      hidden: true,
-      responses: { 200: { description: 'The file.', headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
-      async handler({ headers: request }): Promise<Reply> {
-        if (ifNoneMatchHits(request['if-none-match'], file.etag)) return { status: 304, headers };
-        return { status: 200, body: file.body, contentType: file.contentType, headers };
-      },
-    });
   };
 
   return [
@@ -138,7 +98,7 @@ export function docsRoutes(): RouteSpec[] {
       responses: { 200: { description: 'The HTML page.', contentType: 'text/html', schema: z.string() } },
       handler: () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers: pageHeaders }),
     }),
-    assetRoute(styles),
-    ...scripts.map(assetRoute),
+    assetRoute(styles, 'A style sheet of the API reference page'),
+    ...scripts.map((script) => assetRoute(script, 'A script of the API reference page')),
   ];
 }
