@@ -59,6 +59,8 @@ async function startSite(): Promise<Site> {
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://site.invalid').pathname;
     if (path === '/turnstile.js') return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(TURNSTILE_STAND_IN);
+    // The site's own look for the form, through the element's custom properties.
+    if (path === '/site.css') return void response.writeHead(200, { 'content-type': 'text/css' }).end('portico-contact-form{--portico-accent:#7a1fa2;--portico-radius:2px}');
     const html = pages.get(path);
     if (!html) return void response.writeHead(path === '/favicon.ico' ? 204 : 404).end();
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': policies.get(path)! }).end(html);
@@ -73,7 +75,7 @@ async function startSite(): Promise<Site> {
       pages.set(
         path,
         `<!doctype html><html lang="${lang}" data-turnstile="${turnstile}"><head><meta charset="utf-8"><title>A product site</title>
-<script src="/turnstile.js"></script><script src="${portico}/embed/contact-form.js" defer></script></head>
+<link rel="stylesheet" href="/site.css"><script src="/turnstile.js"></script><script src="${portico}/embed/contact-form.js" defer></script></head>
 <body><main><h1>Property management</h1><portico-contact-form${attrs}></portico-contact-form></main></body></html>`,
       );
       // The lines docs/embed.md asks a site for, and nothing more: no inline script or style.
@@ -191,10 +193,17 @@ describe.skipIf(!hasChromium)('<portico-contact-form> on a product site', () => 
     it('says when to come back after a 429', async () => {
       // The one inquiry an hour this address may send is spent (every POST counts).
       await fetch(`${limited.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      const { form } = await visit({ portico: limited.url, lang: locale });
+      const { page, form } = await visit({ portico: limited.url, lang: locale });
+      const posts: string[] = [];
+      page.on('request', (request) => request.method() === 'POST' && posts.push(request.url()));
       await fill(form);
       await send(form);
       await expect.poll(() => text(form, '#alert')).toMatch(new RegExp(`^${w.rateLimited.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace('{minutes}', '\\d+')}$`));
+      // Retry-After is honoured: sending again before it has passed asks nothing of the server.
+      await send(form);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(posts).toHaveLength(1);
+      expect(await text(form, '#alert')).toMatch(/\d/);
     });
 
     it('says the message is kept after a 502', async () => {
@@ -262,6 +271,15 @@ describe.skipIf(!hasChromium)('<portico-contact-form> on a product site', () => 
     await send(form);
     await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS.ca.success);
     expect(await axe()).toEqual([]);
+  });
+
+  it('takes the site’s look from its custom properties, and its theme from its attribute', async () => {
+    const { form } = await visit({ portico: portico.url, attributes: { theme: 'dark' } });
+    const look = await form.locator('#send').evaluate((button) => {
+      const style = button.ownerDocument.defaultView!.getComputedStyle(button);
+      return { background: style.backgroundColor, radius: style.borderTopLeftRadius, theme: button.closest('.pf')!.getAttribute('data-theme') };
+    });
+    expect(look).toEqual({ background: 'rgb(122, 31, 162)', radius: '2px', theme: 'dark' });
   });
 
   it('speaks its locale attribute over the page’s language, and the browser’s when the page names none of the six', async () => {
