@@ -18,6 +18,7 @@ import { mcpRoutes } from './modules/mcp/routes.js';
 import { metadataDocuments } from './modules/oauth/metadata-documents.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { embedRoutes } from './modules/contact-form/embed-routes.js';
+import { homeRoutes } from './modules/discovery/home.js';
 import { healthRoutes } from './modules/health/routes.js';
 import type { RouteSpec } from './route-spec.js';
 import { warnOnAliases } from './http/alias-warning.js';
@@ -107,7 +108,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     ...serverCardRoutes(config.publicUrl),
     ...openApiRoutes(config, () => routes),
   );
-  routes.push(...docsRoutes(), ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey }));
+  routes.push(...homeRoutes(config.publicUrl), ...docsRoutes(), ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey }));
   const inFlight = new InFlight();
   const origin = publicOrigin(config.publicUrl);
   const aliasWarning = warnOnAliases(origin, deps.logger);

@@ -111,6 +111,19 @@ async function check(deps: Deps, out: Output): Promise<void> {
   out.line('ok');
 }
 
+/**
+ * `.env` in the working directory, when there is one (.env.example lists every setting): the real
+ * environment wins, as process.loadEnvFile leaves set variables alone.
+ */
+async function loadDotEnv(): Promise<void> {
+  try {
+    process.loadEnvFile('.env');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new CliError(`.env: ${(error as Error).message}`);
+  }
+}
+
 /** The address clients must use: the one the metadata names (RFC 9728 section 3.3), not an alias that also answers. */
 function clientsLine(publicUrl: string): string {
   const aliases = [...publicOrigin(publicUrl).hosts].filter((host) => host !== new URL(publicUrl).host);
@@ -124,13 +137,15 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
 const out = textOutput((text) => process.stdout.write(text));
-run(process.argv.slice(2), process.env, out).catch((error: unknown) => {
-  if (error instanceof ConfigError) process.stderr.write(`portico: invalid configuration: ${error.message}\n`);
-  else if (error instanceof CliError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`portico: ${(error as Error).message}\n`);
-  } else if (error instanceof AppError && error.code === 'store_unavailable') {
-    // An outage, not a bug: one line an operator can act on.
-    process.stderr.write(`portico: ${error.description}\n`);
-  } else process.stderr.write(`portico: ${(error as Error).stack ?? String(error)}\n`);
-  process.exitCode = 1;
-});
+loadDotEnv()
+  .then(() => run(process.argv.slice(2), process.env, out))
+  .catch((error: unknown) => {
+    if (error instanceof ConfigError) for (const problem of error.problems) process.stderr.write(`portico: invalid configuration: ${problem}\n`);
+    else if (error instanceof CliError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`portico: ${(error as Error).message}\n`);
+    } else if (error instanceof AppError && error.code === 'store_unavailable') {
+      // An outage, not a bug: one line an operator can act on.
+      process.stderr.write(`portico: ${error.description}\n`);
+    } else process.stderr.write(`portico: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  });

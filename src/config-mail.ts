@@ -80,7 +80,7 @@ function parseSmtp(read: Read, fail: Fail): SmtpSettings | undefined {
   try {
     url = new URL(raw);
   } catch {
-    return fail('SMTP_URL', 'is not a valid URL; a / (or @, :, #, ?) in the user name or password must be percent-encoded (/ as %2F)', redactUrl(raw));
+    return fail('SMTP_URL', 'is not a valid URL: smtp://user:pass@host:587 or smtps://user:pass@host:465; a / (or @, :, #, ?) in the user name or password must be percent-encoded (/ as %2F)', redactUrl(raw));
   }
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') fail('SMTP_URL', 'must use smtp:// or smtps://', redactUrl(raw));
   // Every setting has its own variable: a query would be a second way to say one, silently ignored.

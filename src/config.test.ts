@@ -212,6 +212,25 @@ describe('loadConfig in production', () => {
     expect(config).toMatchObject({ appEnv: 'production', delivery: { smtp: { host: 'smtp.portico.example', user: 'mailer' } }, mailTo: { address: 'sales@portico.example' } });
   });
 
+  it('names every missing setting in one start, each on its own line', () => {
+    let caught: unknown;
+    try {
+      loadConfig({ APP_ENV: 'production' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const { problems, message } = caught as ConfigError;
+    expect(problems.map((line) => line.split(' ')[0])).toEqual(['PUBLIC_URL', 'SMTP_URL', 'MAIL_FROM', 'MAIL_TO']);
+    expect(message.split('\n')).toEqual(problems);
+  });
+
+  it('requires PUBLIC_URL, over https unless it is a loopback address', () => {
+    expect(configError({ ...PRODUCTION, PUBLIC_URL: undefined }, 'PUBLIC_URL').message).toContain('https://');
+    expect(configError({ ...PRODUCTION, PUBLIC_URL: 'http://api.portico.example' }, 'PUBLIC_URL').message).toContain('must use https://');
+    expect(loadConfig({ ...PRODUCTION, PUBLIC_URL: 'http://127.0.0.1:8080' }).publicUrl).toBe('http://127.0.0.1:8080');
+  });
+
   it.each(['SMTP_URL', 'MAIL_FROM', 'MAIL_TO'])('requires %s', (variable) => {
     const message = configError({ ...PRODUCTION, [variable]: undefined }, variable).message;
     expect(message).toContain('production');

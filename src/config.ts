@@ -45,8 +45,15 @@ export interface Config {
 }
 
 /** Thrown for a bad environment; its message is the one line an operator sees. */
+/** Every mistake in the settings, each on its own line: one start names them all. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+  readonly problems: readonly string[];
+  constructor(problems: string | readonly string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list.join('\n'));
+    this.problems = list;
+  }
 }
 
 export const CLOUDFLARE_SITEVERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
@@ -64,60 +71,95 @@ export function loadConfig(env: Env): Readonly<Config> {
   const fail = (name: string, problem: string, value?: string): never => {
     throw new ConfigError(`${name} ${problem}${value === undefined ? '' : ` (got "${value}")`}`);
   };
+  // Each setting is read on its own: a mistake is noted and the reading goes on with a stand-in, so
+  // that one start names every mistake instead of one per restart.
+  const problems: string[] = [];
+  const setting = <T>(parse: () => T, standIn: T): T => {
+    try {
+      return parse();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+      return standIn;
+    }
+  };
 
-  const port = parsePort(read('PORT') ?? '3000', fail);
+  const port = setting(() => parsePort(read('PORT') ?? '3000', fail), 3000);
   const host = read('HOST') ?? '127.0.0.1';
-  const publicUrl = parseBaseUrl('PUBLIC_URL', read('PUBLIC_URL') ?? `http://localhost:${port}`, fail);
-  const sandboxRaw = read('SANDBOX_URL');
-  const sandboxUrl = sandboxRaw === undefined ? undefined : parseBaseUrl('SANDBOX_URL', sandboxRaw, fail);
-  const appEnv = oneOf('APP_ENV', read('APP_ENV') ?? 'development', APP_ENVS, fail);
+  const appEnv = setting(() => oneOf('APP_ENV', read('APP_ENV') ?? 'development', APP_ENVS, fail), 'development');
   const production = appEnv === 'production';
+  const publicUrl = setting(() => parsePublicUrl(read('PUBLIC_URL'), port, production, fail), `http://localhost:${port}`);
+  const sandboxRaw = read('SANDBOX_URL');
+  const sandboxUrl = sandboxRaw === undefined ? undefined : setting(() => parseBaseUrl('SANDBOX_URL', sandboxRaw, fail), undefined);
 
-  const delivery = parseDelivery(read, fail, production);
-  const mailFrom = parseMailbox('MAIL_FROM', read('MAIL_FROM'), production, 'Portico <portico@localhost>', fail);
-  const mailTo = parseMailbox('MAIL_TO', read('MAIL_TO'), production, 'Portico team <team@localhost>', fail);
+  const delivery = setting(() => parseDelivery(read, fail, production), { smtp: undefined, dkim: undefined, webhook: undefined, retryForMs: 86_400_000, acknowledge: false } as Config['delivery']);
+  const mailFrom = setting(() => parseMailbox('MAIL_FROM', read('MAIL_FROM'), production, 'Portico <portico@localhost>', fail), { name: 'Portico', address: 'portico@localhost' } as Config['mailFrom']);
+  const mailTo = setting(() => parseMailbox('MAIL_TO', read('MAIL_TO'), production, 'Portico team <team@localhost>', fail), { name: 'Portico team', address: 'team@localhost' } as Config['mailTo']);
 
   const secretKey = read('TURNSTILE_SECRET_KEY');
   const siteKey = read('TURNSTILE_SITE_KEY');
-  if ((secretKey === undefined) !== (siteKey === undefined)) {
-    fail(secretKey === undefined ? 'TURNSTILE_SECRET_KEY' : 'TURNSTILE_SITE_KEY', 'must be set together with its pair (site key and secret key)');
-  }
-  if (production && secretKey !== undefined && isTurnstileTestSecret(secretKey)) {
-    fail('TURNSTILE_SECRET_KEY', 'is a Cloudflare test key, refused when APP_ENV=production');
-  }
+  setting(() => {
+    if ((secretKey === undefined) !== (siteKey === undefined)) {
+      fail(secretKey === undefined ? 'TURNSTILE_SECRET_KEY' : 'TURNSTILE_SITE_KEY', 'must be set together with its pair (site key and secret key)');
+    }
+    if (production && secretKey !== undefined && isTurnstileTestSecret(secretKey)) {
+      fail('TURNSTILE_SECRET_KEY', 'is a Cloudflare test key, refused when APP_ENV=production');
+    }
+  }, undefined);
   const verifyUrl = read('TURNSTILE_VERIFY_URL') ?? CLOUDFLARE_SITEVERIFY_URL;
-  parseUrlWithScheme('TURNSTILE_VERIFY_URL', verifyUrl, ['https:', 'http:'], fail);
+  setting(() => parseUrlWithScheme('TURNSTILE_VERIFY_URL', verifyUrl, ['https:', 'http:'], fail), undefined);
   const turnstile = secretKey && siteKey ? { secretKey, siteKey, verifyUrl } : undefined;
 
   const publicOrigin = new URL(publicUrl).origin;
-  const contactAllowedOrigins = parseOrigins('CONTACT_ALLOWED_ORIGINS', read('CONTACT_ALLOWED_ORIGINS'), publicOrigin, fail);
+  const contactAllowedOrigins = setting(() => parseOrigins('CONTACT_ALLOWED_ORIGINS', read('CONTACT_ALLOWED_ORIGINS'), publicOrigin, fail), [publicOrigin]);
   const mcpRaw = read('MCP_ALLOWED_ORIGINS');
-  const mcpAllowedOrigins = mcpRaw === '*' ? '*' : parseOrigins('MCP_ALLOWED_ORIGINS', mcpRaw, publicOrigin, fail);
+  const mcpAllowedOrigins = mcpRaw === '*' ? '*' : setting(() => parseOrigins('MCP_ALLOWED_ORIGINS', mcpRaw, publicOrigin, fail), [publicOrigin]);
 
-  const rateLimits = parseRateLimits(read('RATE_LIMITS') ?? 'default', (problem) => fail('RATE_LIMITS', problem));
-  const logLevel = oneOf('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', LOG_LEVELS, fail);
+  const rateLimits = setting(() => parseRateLimits(read('RATE_LIMITS') ?? 'default', (problem) => fail('RATE_LIMITS', problem)), parseRateLimits('default', () => undefined as never));
+  const logLevel = setting(() => oneOf('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', LOG_LEVELS, fail), 'info');
+  const database = setting(() => parseDatabase(read('DATABASE_URL') ?? 'sqlite:./data/portico.sqlite', fail), undefined);
+  const redisUrl = setting(() => optionalUrl('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:'], fail), undefined);
+  const redisKeyPrefix = setting(() => parseKeyPrefix(read('REDIS_KEY_PREFIX') ?? 'portico:rl:', fail), 'portico:rl:');
+  const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false as TrustProxy);
+  const cimd = setting(() => parseCimd(read, fail), undefined);
+  const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail), 512);
 
+  if (problems.length) throw new ConfigError(problems);
   return deepFreeze({
     port,
     host,
     publicUrl,
     sandboxUrl,
     appEnv,
-    database: parseDatabase(read('DATABASE_URL') ?? 'sqlite:./data/portico.sqlite', fail),
-    redisUrl: optionalUrl('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:'], fail),
-    redisKeyPrefix: parseKeyPrefix(read('REDIS_KEY_PREFIX') ?? 'portico:rl:', fail),
+    database: database!,
+    redisUrl,
+    redisKeyPrefix,
     delivery,
     mailFrom,
     mailTo,
     turnstile,
-    trustProxy: parseTrustProxy(read('TRUST_PROXY'), fail),
+    trustProxy,
     contactAllowedOrigins,
     mcpAllowedOrigins,
     rateLimits,
     logLevel,
-    cimd: parseCimd(read, fail),
-    maxConnections: parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail),
+    cimd: cimd!,
+    maxConnections,
   });
+}
+
+/**
+ * PUBLIC_URL is the issuer and every resource's identifier, so it must be the address clients use: in
+ * production it is required, and https unless it is a loopback address (a proxy on the same machine).
+ */
+function parsePublicUrl(raw: string | undefined, port: number, production: boolean, fail: Fail): string {
+  if (raw === undefined && production) fail('PUBLIC_URL', 'is required when APP_ENV=production: the https address clients use, such as https://api.example.com');
+  const url = parseBaseUrl('PUBLIC_URL', raw ?? `http://localhost:${port}`, fail);
+  const hostname = new URL(url).hostname;
+  if (production && url.startsWith('http:') && !['localhost', '127.0.0.1', '[::1]'].includes(hostname)) {
+    fail('PUBLIC_URL', 'must use https:// when APP_ENV=production (clients send tokens and personal data to it)', url);
+  }
+  return url;
 }
 
 function deepFreeze<T extends object>(value: T): Readonly<T> {

@@ -25,6 +25,9 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   ]);
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
+  if (config.appEnv === 'production' && !config.turnstile) {
+    app.log.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
+  }
 
   let closing = false;
   const shutdown = async (signal: string) => {

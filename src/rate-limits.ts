@@ -42,7 +42,7 @@ export function parseRateLimits(raw: string, fail: (problem: string) => never): 
     const match = /^\s*([a-z]+(?:-[a-z]+)*)\s*=\s*(?:(\d+)\s*\/\s*(\d*)([smhd])|(off))\s*$/.exec(item);
     const name = match?.[1];
     if (!match || !name || !(LIMIT_NAMES as readonly string[]).includes(name)) {
-      fail(`must be default, off, or a list like contact=8/h,token=30/m with names ${LIMIT_NAMES.join(', ')} (got "${item.trim()}")`);
+      fail(`must be default, off, or a list like contact=8/h,token=30/m: names ${LIMIT_NAMES.join(', ')}; windows in s, m, h or d (as 30/m or 2/10m), or off (got "${item.trim()}")`);
     }
     const max = Number(match![2]);
     const windowSeconds = Number(match![3] || 1) * (UNIT_SECONDS[match![4] ?? ''] ?? 0);

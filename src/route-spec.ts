@@ -21,6 +21,8 @@ export interface ResponseDoc {
   description: string;
   schema?: z.ZodType;
   contentType?: string;
+  /** Other representations of the same answer, chosen by Accept. */
+  alternatives?: readonly { contentType: string; schema: z.ZodType }[];
   headers?: readonly string[];
 }
 

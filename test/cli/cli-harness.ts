@@ -18,11 +18,11 @@ export interface CliResult {
 /** The CLI as installed: `npm test` builds dist/ before it runs the suites. */
 export const CLI = 'dist/cli.js';
 
-/** `node dist/cli.js ...args` with only PATH and `env`: no inherited secrets. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/** `node dist/cli.js ...args` with only PATH and `env`: no inherited secrets. Run from `cwd` (the repository by default). */
+export function runCli(args: string[], env: Record<string, string>, cwd = ROOT): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [join(ROOT, CLI), ...args], {
+      cwd,
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,6 +1,7 @@
 // `portico` usage, unknown commands and options, and the one-line refusal of a bad configuration.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
 
@@ -65,7 +66,7 @@ describe('portico with a bad configuration', () => {
     ['APP_ENV is unknown', 'APP_ENV', { APP_ENV: 'staging' }],
     ['DATABASE_URL is another engine', 'DATABASE_URL', { DATABASE_URL: 'mysql://root:hunter2@db.internal/portico' }],
     ['SMTP_URL is not smtp', 'SMTP_URL', { SMTP_URL: 'http://mailer:hunter2@mail.internal' }],
-    ['production has no SMTP_URL', 'SMTP_URL', { APP_ENV: 'production', MAIL_FROM: 'no-reply@portico.example', MAIL_TO: 'sales@portico.example' }],
+    ['production has no SMTP_URL', 'SMTP_URL', { APP_ENV: 'production', PUBLIC_URL: 'https://api.portico.example', MAIL_FROM: 'no-reply@portico.example', MAIL_TO: 'sales@portico.example' }],
     ['RATE_LIMITS names an unknown limit', 'RATE_LIMITS', { RATE_LIMITS: 'unknown=1/m' }],
   ])('exits 1 with one line naming the variable when %s, never echoing a password', async (_case, variable, env) => {
     const { code, stderr } = await runCli(['migrate'], { ...space.env, ...env });
@@ -73,6 +74,27 @@ describe('portico with a bad configuration', () => {
     expect(lines(stderr)).toHaveLength(1);
     expect(stderr.startsWith(`portico: invalid configuration: ${variable} `)).toBe(true);
     expect(stderr).not.toContain('hunter2');
+  });
+
+  it('names every mistake in one start, one line each, with the valid choices', async () => {
+    const { code, stderr } = await runCli(['check'], { ...space.env, RATE_LIMITS: 'contact=9/fortnight', SMTP_URL: 'not-a-url', LOG_LEVEL: 'loud' });
+    expect(code).toBe(1);
+    expect(lines(stderr)).toEqual([
+      expect.stringMatching(/^portico: invalid configuration: SMTP_URL .*smtp:\/\/.*smtps:\/\//),
+      expect.stringMatching(/^portico: invalid configuration: RATE_LIMITS .*\bs\b.*\bm\b.*\bh\b.*\bd\b/),
+      expect.stringMatching(/^portico: invalid configuration: LOG_LEVEL /),
+    ]);
+  });
+
+  it('reads .env from its working folder, the real environment winning', async () => {
+    await writeFile(join(space.dir, '.env'), `DATABASE_URL=sqlite:${join(space.dir, 'from-dotenv.sqlite')}\nLOG_LEVEL=loud\n`);
+    const refused = await runCli(['check'], {}, space.dir);
+    expect(refused.code).toBe(1);
+    expect(lines(refused.stderr)).toEqual(['portico: invalid configuration: LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent (got "loud")']);
+    const fixed = await runCli(['check'], { LOG_LEVEL: 'warn' }, space.dir);
+    expect(fixed.code, fixed.stderr).toBe(0);
+    expect(fixed.stdout).toMatch(/^database +sqlite/m);
+    expect(existsSync(join(space.dir, 'from-dotenv.sqlite'))).toBe(true);
   });
 
   it('refuses a bad configuration before creating the database', async () => {

@@ -36,6 +36,7 @@ describe('the OpenAPI document', () => {
   it('describes every mounted route, including itself, with no hand-written entry', async () => {
     const { paths } = await (await get('/openapi.json')).json();
     expect(Object.keys(paths).sort()).toEqual([
+      '/',
       '/.well-known/ai-catalog.json',
       '/.well-known/mcp/server-card.json',
       '/.well-known/oauth-authorization-server',

@@ -51,8 +51,8 @@ export class ResponseContract {
 
   /** What is wrong with this exchange; empty when the document describes it. */
   check(exchange: Exchange): string[] {
-    // The reference page's own script and style files, and the element's digest-named copy: files whose
-    // names change with their content, served beside the API, not operations of it.
+    // The pages' own script and style files, the element's digest-named copy, and /docs/: served beside
+    // the API, not operations of it.
     if (exchange.route && isAsset(exchange.route)) return [];
     const problems: string[] = [];
     const where = `${exchange.method} ${exchange.url} -> ${exchange.status}`;
@@ -206,7 +206,10 @@ export function checkFetchedResponses(): void {
   };
 }
 
-/** A file named by its content's digest: /docs/assets/*, /embed/assets/*, /embed/contact-form.<digest>.js. */
+/**
+ * Not an operation of the API: a file named by its content's digest (/docs/assets/*, /embed/assets/*,
+ * /embed/contact-form.<digest>.js), or /docs/, the address people type for /docs.
+ */
 function isAsset(path: string): boolean {
-  return path.startsWith('/docs/assets/') || path.startsWith('/embed/assets/') || /^\/embed\/contact-form\.[0-9a-f]{16}\.js$/.test(path);
+  return path === '/docs/' || path.startsWith('/docs/assets/') || path.startsWith('/embed/assets/') || /^\/embed\/contact-form\.[0-9a-f]{16}\.js$/.test(path);
 }

@@ -149,7 +149,14 @@ function response(doc: ResponseDoc, limitHeaders: string[], schemaRef: (s: z.Zod
   return {
     description: doc.description,
     ...(Object.keys(headers).length ? { headers } : {}),
-    ...(doc.schema ? { content: { [doc.contentType ?? 'application/json']: { schema: schemaRef(doc.schema) } } } : {}),
+    ...(doc.schema
+      ? {
+          content: {
+            [doc.contentType ?? 'application/json']: { schema: schemaRef(doc.schema) },
+            ...Object.fromEntries((doc.alternatives ?? []).map((a) => [a.contentType, { schema: schemaRef(a.schema) }])),
+          },
+        }
+      : {}),
   };
 }
 
