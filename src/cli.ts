@@ -44,7 +44,42 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise
   const [command, sub, arg] = positionals;
   if (values.help || command === undefined || command === 'help') return out.line(USAGE);
   const config = loadConfig(env);
+  try {
+    return await dispatch(command, sub, arg, values, positionals, config, out);
+  } catch (error) {
+    throw explained(error, config);
+  }
+}
 
+/**
+ * A failure to start, as one line naming the resource and the fix: the port in use or forbidden, the
+ * PostgreSQL server that does not answer (with its host and port, which the HTTP answers never name).
+ */
+function explained(error: unknown, config: Readonly<Config>): unknown {
+  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  if (syscall === 'listen' && code === 'EADDRINUSE') {
+    return new CliError(`port ${config.port} on ${config.host} is already in use: stop what listens there, or set PORT (or HOST) to another`);
+  }
+  if (syscall === 'listen' && code === 'EACCES') {
+    return new CliError(`may not listen on port ${config.port} on ${config.host}: use a port above 1023 (a proxy or the container maps 80 and 443), or set HOST`);
+  }
+  if (error instanceof AppError && error.code === 'store_unavailable' && config.database.engine === 'postgres') {
+    const url = new URL(config.database.url);
+    const cause = (error.cause as { code?: string } | undefined)?.code;
+    return new CliError(`the PostgreSQL server at ${url.hostname}:${url.port || '5432'} does not answer${cause ? ` (${cause})` : ''}: start it, or correct DATABASE_URL`);
+  }
+  return error;
+}
+
+async function dispatch(
+  command: string,
+  sub: string | undefined,
+  arg: string | undefined,
+  values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'],
+  positionals: string[],
+  config: Readonly<Config>,
+  out: Output,
+): Promise<void> {
   if (command === 'serve') return serve(config);
   if (command === 'openapi') {
     // The same document the server serves, built on a throwaway in-memory database.

@@ -1,9 +1,9 @@
 // Opening the configured database as a Kysely instance: embedded SQLite by default, or PostgreSQL.
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
-import type { Database } from '../../config.js';
+import { ConfigError, type Database } from '../../config.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { openPostgres } from './postgres.js';
 import type { Tables } from './schema.js';
@@ -11,13 +11,38 @@ import { registerSqliteHandle } from './sqlite-direct.js';
 
 export type Db = Kysely<Tables>;
 
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdirSync loops for ever below a folder where mkdir
+ * answers ENOENT though the parent exists (/proc), where this gives up with the error.
+ */
+function makeFolder(path: string): void {
+  try {
+    mkdirSync(path, { mode: PRIVATE_FOLDER });
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST') {
+      if (!statSync(path).isDirectory()) throw Object.assign(new Error(`${path} is not a folder`), { code: 'ENOTDIR', path });
+      return;
+    }
+    const parent = dirname(path);
+    if (code !== 'ENOENT' || parent === path) throw error;
+    makeFolder(parent);
+    mkdirSync(path, { mode: PRIVATE_FOLDER });
+  }
+}
+
 export function openDatabase(database: Database): Db {
   if (database.engine === 'postgres') return openPostgres(database.url);
   if (database.path !== ':memory:') {
     // Personal data: the folder is the owner's alone, and so is the file, created here before SQLite opens
     // it, since SQLite gives its -wal and -shm files the database file's permissions.
-    mkdirSync(dirname(database.path), { recursive: true, mode: PRIVATE_FOLDER });
-    closeSync(openSync(database.path, 'a', PRIVATE_FILE));
+    try {
+      makeFolder(dirname(database.path));
+      closeSync(openSync(database.path, 'a', PRIVATE_FILE));
+    } catch (error) {
+      const { code, path } = error as NodeJS.ErrnoException;
+      throw new ConfigError(`DATABASE_URL names ${database.path}, which cannot be created (${code ?? 'error'}${path ? ` at ${path}` : ''}): choose a path in a folder Portico may write`);
+    }
   }
   const sqlite = new SQLite(database.path);
   // WAL lets readers (CLI, /readyz) run beside the writer. NORMAL: a commit is in the WAL before the

@@ -34,7 +34,9 @@ const NUL_IN_TEXT = '22021';
 
 const unavailable = (error: unknown) => {
   if ((error as { code?: string })?.code === NUL_IN_TEXT) return new AppError('invalid_request', 'text must not contain NUL characters');
-  return isUnavailable(error) ? new AppError('store_unavailable', 'the database does not answer; retry shortly', { 'Retry-After': RETRY_AFTER_SECONDS }) : error;
+  if (!isUnavailable(error)) return error;
+  // The driver's error stays as the cause (its code for the start-up line), never in the HTTP answer.
+  return Object.assign(new AppError('store_unavailable', 'the database does not answer; retry shortly', { 'Retry-After': RETRY_AFTER_SECONDS }), { cause: error });
 };
 
 export function openPostgres(url: string): Kysely<Tables> {

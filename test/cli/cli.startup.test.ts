@@ -1,0 +1,51 @@
+// A start that cannot succeed ends at once with exit code 1 and one line naming the resource and the fix.
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/app.js';
+import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
+
+describe('start-up failures', () => {
+  let space: Workspace;
+  let occupant: Server;
+  let port: number;
+  beforeAll(async () => {
+    space = await workspace();
+    occupant = createServer();
+    await new Promise<void>((resolve) => occupant.listen(0, '127.0.0.1', resolve));
+    port = (occupant.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => occupant.close(() => resolve()));
+    await space.remove();
+  });
+
+  const oneLine = (result: { code: number | null; stderr: string }) => {
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr), result.stderr).toHaveLength(1);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    return result.stderr.trim();
+  };
+
+  it('names the port another process holds, and how to choose another', async () => {
+    const started = Date.now();
+    const line = oneLine(await runCli(['serve'], { ...space.env, PORT: String(port) }));
+    expect(line).toBe(`portico: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT (or HOST) to another`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it.each([
+    ['a file stands where a folder should', 'sqlite:/etc/passwd/x.sqlite', 'ENOTDIR at /etc/passwd'],
+    ['the folder cannot be made (below /proc, where mkdir -p would spin for ever)', 'sqlite:/proc/nope/x.sqlite', 'ENOENT at /proc/nope'],
+  ])('names DATABASE_URL when %s', async (_case, url, reason) => {
+    const started = Date.now();
+    const line = oneLine(await runCli(['migrate'], { DATABASE_URL: url }));
+    expect(line).toBe(`portico: invalid configuration: DATABASE_URL names ${url.slice('sqlite:'.length)}, which cannot be created (${reason}): choose a path in a folder Portico may write`);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('names the PostgreSQL server that does not answer by host and port', async () => {
+    const closed = await freePort();
+    const line = oneLine(await runCli(['migrate'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/nothing` }));
+    expect(line).toBe(`portico: the PostgreSQL server at 127.0.0.1:${closed} does not answer (ECONNREFUSED): start it, or correct DATABASE_URL`);
+  });
+});
