@@ -57,8 +57,8 @@ export interface Portico extends Running {
 /** Node's flags in `npm start` (`node <flags> dist/cli.js serve`): the bench runs Portico as operators do. */
 async function startFlags(): Promise<string[]> {
   const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const match = /^node((?: --[\w-]+(?:=\S+)?)*) dist\/cli\.js serve$/.exec(scripts.start);
-  if (!match) throw new Error(`package.json's start script is not "node [flags] dist/cli.js serve": ${scripts.start}`);
+  const match = /^(?:exec )?node((?: --[\w-]+(?:=\S+)?)*) dist\/cli\.js serve$/.exec(scripts.start);
+  if (!match) throw new Error(`package.json's start script is not "exec node [flags] dist/cli.js serve": ${scripts.start}`);
   return match[1]!.trim().split(' ').filter(Boolean);
 }
 

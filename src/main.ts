@@ -5,7 +5,11 @@ import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';
 import { deliverWaiting } from './modules/contact/redeliver.js';
 
+// Within the 10 s a container runtime waits before SIGKILL: deliveries get 6 s to finish, then the
+// e-mails still waiting (a stuck relay would hold one for up to 14 s) give up, their requests are
+// answered 502 and their inquiries left to the retry job; at 9 s every connection goes.
 const SHUTDOWN_GRACE_MS = 9_000;
+const DELIVERY_GRACE_MS = 6_000;
 
 // D6: clients that never obtained a token go after a day; clients unused for 90 days go too.
 const CLIENT_RETENTION = { neverUsedClientMs: 86_400_000, unusedClientMs: 90 * 86_400_000 };
@@ -37,9 +41,14 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     // Keep-alive connections go as soon as their request is answered; after 9 s, all of them go.
     const idle = setInterval(() => app.server.closeIdleConnections(), 100);
     const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    const abandon = setTimeout(() => {
+      app.log.warn('shutting down: e-mails still waiting are given up; their inquiries are kept and retried by the next process');
+      deps.mailer?.abandon();
+    }, DELIVERY_GRACE_MS);
     await app.close();
     clearInterval(idle);
     clearTimeout(deadline);
+    clearTimeout(abandon);
     await jobs.stop();
     await deps.close();
   };

@@ -23,6 +23,11 @@ export interface Mailer {
   send(message: MailMessage, signal?: AbortSignal): Promise<void>;
   /** Resolves when the mail server (or outbox folder) is usable: it connects and signs in; rejects with the reason. */
   verify(): Promise<void>;
+  /**
+   * The process is stopping: every send still waiting gives up now with a MailDeliveryError (not
+   * permanent), so that its request is answered and its inquiry left to the retry job.
+   */
+  abandon(): void;
   close(): Promise<void>;
 }
 

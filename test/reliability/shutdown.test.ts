@@ -72,4 +72,33 @@ describe('portico serve on SIGTERM', () => {
       db.close();
     }
   });
+
+  it('answers 502 to an inquiry held by a stuck relay, gives its e-mail up, keeps it for the retry job, says so, and exits 0 within 10 s', { timeout: 20_000 }, async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-shutdown-'));
+    smtp = await startSmtpServer('hang');
+    server = await startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, SMTP_URL: smtp.url, RATE_LIMITS: 'off' });
+    const inFlight = fetch(`${server.url}/api/contact`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Stuck Visitor', email: 'stuck@example.com', message: 'Sent while the relay hangs.', privacy: true }),
+    });
+    // The message is at the relay, which never answers.
+    while (smtp.messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const stoppedAt = Date.now();
+    server.child.kill('SIGTERM');
+    const answer = await inFlight;
+    expect(answer.status).toBe(502);
+    expect((await answer.json()).error_description).toMatch(/retried automatically/);
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+    expect(server.output()).toMatch(/e-mails still waiting are given up/);
+    const db = new Database(join(dir, 'p.sqlite'), { readonly: true });
+    try {
+      const [row] = db.prepare('select status, next_attempt_at as next, last_error as error from inquiries').all() as { status: string; next: number | null; error: string }[];
+      expect(row).toMatchObject({ status: 'failed', error: expect.stringContaining('process stopped') });
+      expect(row!.next).toEqual(expect.any(Number));
+    } finally {
+      db.close();
+    }
+  });
 });

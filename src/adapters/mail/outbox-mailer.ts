@@ -18,6 +18,8 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
   // Made once, and again only after a write failed (the folder may have been removed under us).
   let folder: Promise<unknown> | undefined;
   return {
+    // Writing a file does not wait on anyone: nothing to give up.
+    abandon() {},
     async send(message) {
       try {
         const { message: raw } = await composer.sendMail(nodemailerOptions(message));

@@ -11,6 +11,8 @@ import { nodemailerOptions } from './nodemailer-message.js';
 // byte at a time, which no socket timeout notices).
 export const SMTP_SEND_DEADLINE_MS = 14_000;
 const TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeout: 10_000, socketCloseTimeout: 2_000 };
+// The reason a send is aborted with when the process stops (abandon()), as opposed to its deadline.
+const STOPPING = Symbol('stopping');
 // How long a message refused at connection waits before it looks again for an open connection.
 const REFUSED_RETRY_MS = 250;
 
@@ -69,6 +71,9 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
       } finally {
         probe.close();
       }
+    },
+    abandon() {
+      deadlines.abortAll(STOPPING);
     },
     async close() {
       // A send still running after its request was answered (shutdown) must not deliver behind our back.
@@ -140,6 +145,11 @@ function deadlineSweeper(limitMs: number) {
     end(deadline: Deadline): void {
       running.delete(deadline);
     },
+    /** Aborts every running deadline now, with `reason`. */
+    abortAll(reason: unknown): void {
+      for (const deadline of running) deadline.controller.abort(reason);
+      running.clear();
+    },
   };
 }
 
@@ -158,6 +168,7 @@ function refusedAtConnection(error: unknown): boolean {
 
 function deliveryError(error: unknown, abort: AbortSignal, deadline: AbortSignal): MailDeliveryError {
   if (abort.aborted) {
+    if (deadline.reason === STOPPING) return new MailDeliveryError('EABORT not sent: the process stopped first');
     return new MailDeliveryError(deadline.aborted ? `ETIMEDOUT not sent within ${SMTP_SEND_DEADLINE_MS / 1000} s` : 'EABORT the send was cancelled');
   }
   const e = error as SmtpFailure;
