@@ -54,11 +54,14 @@ export interface Portico extends Running {
   startMs: number;
 }
 
-/** Node's flags in `npm start` (`node <flags> dist/cli.js serve`): the bench runs Portico as operators do. */
+/**
+ * Node's flags for `portico serve`, as the bin's first line gives them (`#!/usr/bin/env -S node <flags>`,
+ * which `npm start` runs): the bench runs Portico as operators do.
+ */
 async function startFlags(): Promise<string[]> {
-  const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  const match = /^(?:exec )?node((?: --[\w-]+(?:=\S+)?)*) dist\/cli\.js serve$/.exec(scripts.start);
-  if (!match) throw new Error(`package.json's start script is not "exec node [flags] dist/cli.js serve": ${scripts.start}`);
+  const [shebang] = (await readFile(join(ROOT, 'dist', 'cli.js'), 'utf8')).split('\n', 1);
+  const match = /^#!\/usr\/bin\/env -S node((?: --[\w-]+(?:=\S+)?)*)$/.exec(shebang ?? '');
+  if (!match) throw new Error(`dist/cli.js does not start with "#!/usr/bin/env -S node [flags]": ${shebang}`);
   return match[1]!.trim().split(' ').filter(Boolean);
 }
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --heap-growing-percent=25 --v8-pool-size=1 --no-allocation-site-pretenuring --no-compact-code-space
 // The `portico` command: parses argv, loads the configuration once, dispatches, sets the exit code.
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
