@@ -73,10 +73,17 @@ ${scripts.map((script) => `<script src="${relative(script)}" defer></script>`).j
 `;
 }
 
+/** The page's style sheet and scripts, read from swagger-ui-dist (also by the build, which compresses them). */
+export function docsAssets(): { styles: Asset; scripts: Asset[] } {
+  return {
+    styles: asset('/docs/assets', 'swagger-ui', 'css', stylesheet()),
+    scripts: [asset('/docs/assets', 'swagger-ui-bundle', 'js', vendorFile('swagger-ui-bundle.js')), asset('/docs/assets', 'docs-init', 'js', INIT_SCRIPT)],
+  };
+}
+
 /** GET /docs and its assets. The vendor files are read once, here, at start. */
 export function docsRoutes(): RouteSpec[] {
-  const styles = asset('/docs/assets', 'swagger-ui', 'css', stylesheet());
-  const scripts = [asset('/docs/assets', 'swagger-ui-bundle', 'js', vendorFile('swagger-ui-bundle.js')), asset('/docs/assets', 'docs-init', 'js', INIT_SCRIPT)];
+  const { styles, scripts } = docsAssets();
   const page = docsHtml(styles, scripts);
   const pageHeaders = {
     'cache-control': 'no-cache',
