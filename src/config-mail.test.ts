@@ -71,7 +71,7 @@ describe('the SMTP settings', () => {
 
   it.each([
     ['a path', { SMTP_URL: 'smtp://relay.internal/x' }, /^SMTP_URL takes no path; a \/ .* must be percent-encoded \(\/ as %2F\)/],
-    ['an unencoded / in the password', { SMTP_URL: 'smtp://mailer:ab/cd@relay.internal' }, /^SMTP_URL is not a valid URL; a \/ .* must be percent-encoded \(\/ as %2F\)/],
+    ['an unencoded / in the password', { SMTP_URL: 'smtp://mailer:ab/cd@relay.internal' }, /^SMTP_URL is not a valid URL: smtp:\/\/user:pass@host:587 or smtps:\/\/user:pass@host:465; a \/ .* must be percent-encoded \(\/ as %2F\)/],
     ['an unencoded / in a numeric password', { SMTP_URL: 'smtp://mailer:1234/56@relay.internal' }, /^SMTP_URL takes no path/],
     ['a query', { SMTP_URL: 'smtp://relay.internal?requireTLS=true' }, /^SMTP_URL takes no query options/],
     ['a password that is not percent-encoding', { SMTP_URL: 'smtp://mailer:50%zz@relay.internal' }, /^SMTP_URL has a user name or password that is not valid percent-encoding/],

@@ -54,11 +54,18 @@ export const GET_ROUTES = [
   '/readyz',
   '/docs',
   '/oauth/authorize',
+  '/',
+  '/embed',
+  '/embed/contact-form.js',
+  '/embed/config.json',
 ] as const;
+
+/** GET routes without CORS (pages, probes): no OPTIONS. */
+const WITHOUT_CORS: readonly string[] = ['/healthz', '/readyz', '/docs', '/embed'];
 
 /** The methods each known path serves (HEAD comes with GET). */
 export const SERVED: ReadonlyMap<string, readonly string[]> = new Map<string, readonly string[]>([
-  ...GET_ROUTES.map((path) => [path, path === '/healthz' || path === '/readyz' || path === '/docs' ? ['GET', 'HEAD'] : ['GET', 'HEAD', 'OPTIONS']] as const),
+  ...GET_ROUTES.map((path) => [path, WITHOUT_CORS.includes(path) ? ['GET', 'HEAD'] : ['GET', 'HEAD', 'OPTIONS']] as const),
   ...POST_ROUTES.map((route) => [route.path, ['POST', 'OPTIONS']] as const),
   ['/oauth/authorize', ['GET', 'HEAD', 'POST']],
 ]);
