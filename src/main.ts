@@ -6,8 +6,9 @@ import { buildDeps, contactDeps } from './deps.js';
 import { deliverWaiting } from './modules/contact/redeliver.js';
 
 // Within the 10 s a container runtime waits before SIGKILL: deliveries get 6 s to finish, then the
-// e-mails still waiting (a stuck relay would hold one for up to 14 s) give up, their requests are
-// answered 502 and their inquiries left to the retry job; at 9 s every connection goes.
+// e-mails and webhook calls still waiting (a stuck relay holds one for up to 14 s, a stuck endpoint
+// for 10) give up, their requests are answered 502 and their inquiries left to the retry job; at 9 s
+// every connection goes.
 const SHUTDOWN_GRACE_MS = 9_000;
 const DELIVERY_GRACE_MS = 6_000;
 
@@ -42,8 +43,9 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     const idle = setInterval(() => app.server.closeIdleConnections(), 100);
     const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     const abandon = setTimeout(() => {
-      app.log.warn('shutting down: e-mails still waiting are given up; their inquiries are kept and retried by the next process');
+      app.log.warn('shutting down: deliveries still waiting are given up; their inquiries are kept and retried by the next process');
       deps.mailer?.abandon();
+      deps.webhook?.abandon();
     }, DELIVERY_GRACE_MS);
     await app.close();
     clearInterval(idle);

@@ -12,6 +12,8 @@ export interface WebhookEvent {
 export interface WebhookSender {
   /** Resolves once the endpoint answered 2xx; rejects with WebhookDeliveryError. An aborted `signal` stops the attempt. */
   send(event: WebhookEvent, signal?: AbortSignal): Promise<void>;
+  /** The process is stopping: every send still waiting gives up now with a WebhookDeliveryError, to be retried. */
+  abandon(): void;
   close(): Promise<void>;
 }
 

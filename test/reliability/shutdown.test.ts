@@ -1,4 +1,5 @@
 // SIGTERM: `portico serve` stops taking connections, finishes the inquiry it is sending, and exits 0 within 10 s.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 let dir: string | undefined;
 let smtp: TestSmtpServer | undefined;
@@ -91,7 +93,7 @@ describe('portico serve on SIGTERM', () => {
     expect((await answer.json()).error_description).toMatch(/retried automatically/);
     expect(await server.exited).toEqual({ code: 0, signal: null });
     expect(Date.now() - stoppedAt).toBeLessThan(10_000);
-    expect(server.output()).toMatch(/e-mails still waiting are given up/);
+    expect(server.output()).toMatch(/deliveries still waiting are given up/);
     const db = new Database(join(dir, 'p.sqlite'), { readonly: true });
     try {
       const [row] = db.prepare('select status, next_attempt_at as next, last_error as error from inquiries').all() as { status: string; next: number | null; error: string }[];
@@ -99,6 +101,35 @@ describe('portico serve on SIGTERM', () => {
       expect(row!.next).toEqual(expect.any(Number));
     } finally {
       db.close();
+    }
+  });
+
+  it('gives up a webhook call to an endpoint that never answers in the same way, within 10 s', { timeout: 20_000 }, async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-shutdown-'));
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const receiver = await startWebhookReceiver(secret, 'hang');
+    try {
+      server = await startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET: secret, RATE_LIMITS: 'off' });
+      const inFlight = fetch(`${server.url}/api/contact`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Hooked Visitor', email: 'hooked@example.com', message: 'Sent while the endpoint hangs.', privacy: true }),
+      });
+      while (receiver.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const stoppedAt = Date.now();
+      server.child.kill('SIGTERM');
+      const answer = await inFlight;
+      expect(answer.status).toBe(502);
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+      const db = new Database(join(dir, 'p.sqlite'), { readonly: true });
+      try {
+        expect(db.prepare('select status, last_error as error from inquiries').get()).toEqual({ status: 'failed', error: 'webhook: not sent: the process stopped first' });
+      } finally {
+        db.close();
+      }
+    } finally {
+      await receiver.close();
     }
   });
 });

@@ -10,6 +10,8 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export function standardWebhookSender(settings: WebhookSettings, clock: Clock): WebhookSender {
+  // Aborted by abandon(): one inquiry a send, so a composed signal each is no cost that matters.
+  const stopping = new AbortController();
   return {
     async send(event, signal) {
       const body = JSON.stringify({ type: event.type, timestamp: event.timestamp.toISOString(), data: event.data });
@@ -31,10 +33,11 @@ export function standardWebhookSender(settings: WebhookSettings, clock: Clock): 
           body,
           // The URL is the operator's own: a redirect is a misconfiguration to report, not to follow.
           redirect: 'manual',
-          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          signal: AbortSignal.any([timeout, stopping.signal, ...(signal ? [signal] : [])]),
         });
         await drain(response);
       } catch (error) {
+        if (stopping.signal.aborted) throw new WebhookDeliveryError('webhook: not sent: the process stopped first');
         if (timeout.aborted) throw new WebhookDeliveryError(`webhook: no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s`);
         throw new WebhookDeliveryError(`webhook: ${describe(error)}`);
       }
@@ -42,6 +45,9 @@ export function standardWebhookSender(settings: WebhookSettings, clock: Clock): 
         const where = response.status >= 300 && response.status < 400 ? ` (redirects are not followed: set WEBHOOK_URL to ${response.headers.get('location') ?? 'the final URL'})` : '';
         throw new WebhookDeliveryError(`webhook: HTTP ${response.status}${where}`);
       }
+    },
+    abandon() {
+      stopping.abort();
     },
     async close() {},
   };
