@@ -2,6 +2,7 @@
 // rule that the MCP App and the element are one form: the same program, words and limits.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scriptJson } from '../../src/html.js';
 import { FORM_SCRIPT, FORM_STYLE, formConfig } from '../../src/modules/contact-form/form-core.js';
 import { contactFormElementScript } from '../../src/modules/contact-form/element.js';
 import { embedScript } from '../../src/modules/contact-form/embed-routes.js';
@@ -14,7 +15,7 @@ describe('the MCP App and the element', () => {
   /** The JSON of the form's settings as each shell carries it (words, locales, limits, e-mail pattern). */
   const configIn = (text: string) => {
     const config = formConfig();
-    return Object.entries(config).map(([key, value]) => text.includes(`"${key}":${JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}`));
+    return Object.entries(config).map(([key, value]) => text.includes(`"${key}":${scriptJson(value)}`));
   };
 
   it('run the one form program and style', () => {

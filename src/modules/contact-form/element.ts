@@ -2,14 +2,11 @@
 // (./form-core.ts) in a shadow root, sending to POST /api/contact. One script file, no framework, no
 // build step for the site; it evaluates no strings and needs no inline script or style on the page
 // (its style is a constructed style sheet of its shadow root), so it runs under a strict CSP.
+import { scriptJson } from '../../html.js';
 import { FORM_SCRIPT, FORM_STYLE, formConfig } from './form-core.js';
 
 /** Where the Turnstile widget's script comes from, unless the page has loaded `window.turnstile` itself. */
 export const TURNSTILE_SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
-
-/** JSON that is safe anywhere in a script (no `</script>`, no line separators). */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
  * The element's shell. Attributes: `locale` (else the nearest `lang`, else the browser's language),

@@ -2,6 +2,7 @@
 // integrity value, the CSP lines, the attributes, events and style properties) and a live preview in each
 // locale. Like /docs: a strict CSP, every script and style served by Portico, nothing inline.
 import * as z from 'zod';
+import { escapeHtml } from '../../html.js';
 import { LOCALES } from '../contact/schema.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import { asset, assetRoute } from '../discovery/static-asset.js';
@@ -32,8 +33,6 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}p code,td 
 table{border-collapse:collapse;width:100%;background:#fff}th,td{text-align:left;vertical-align:top;padding:.45rem .6rem;border:1px solid #c9d0d6}
 .preview{background:#fff;border:1px solid #8a949e;border-radius:10px;padding:.5rem;margin-top:.75rem}
 label{font-weight:600}select{font:inherit;margin-left:.5rem;padding:.25rem .4rem;border:1px solid #5f6b76;border-radius:6px}`;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The lines a site's Content-Security-Policy needs for the element (and Cloudflare's widget when Turnstile is on). */
 export function siteCspLines(publicUrl: string, turnstile: boolean): string[] {

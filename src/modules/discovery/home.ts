@@ -1,6 +1,7 @@
 // GET /: where to go from the root, for a person (a small HTML page) or a program (JSON), by Accept;
 // and /docs/ sent on to /docs.
 import * as z from 'zod';
+import { escapeHtml } from '../../html.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 
 const Links = z
@@ -9,8 +10,6 @@ const Links = z
     links: z.record(z.string(), z.string()),
   })
   .meta({ id: 'HomeLinks', examples: [{ name: 'Portico', links: { docs: 'https://api.example.com/docs', openapi: 'https://api.example.com/openapi.json' } }] });
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** Whether the client prefers HTML: it names text/html before (or without) application/json (RFC 9110 12.5.1, roughly). */
 function wantsHtml(accept: string | string[] | undefined): boolean {

@@ -1,4 +1,5 @@
 // The consent and error pages: self-contained HTML, escaped, unframeable, with a strict CSP (D7).
+import { escapeHtml } from '../../html.js';
 import type { Locale } from '../contact/schema.js';
 import type { PageWords } from './consent-i18n.js';
 import type { Scope } from './scopes.js';
@@ -14,9 +15,6 @@ export interface HtmlPage {
  * `$&`, `` $` `` and `$'` would splice other parts of the sentence into a client's name or host.
  */
 const fill = (template: string, placeholder: string, html: string) => template.replace(placeholder, () => html);
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STYLE = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#f4f6f8}

@@ -15,6 +15,7 @@
 // this file is its MCP App shell: the handshake, the host's context and the tool call.
 import { FORM_SCRIPT, FORM_STYLE, formConfig } from '../../contact-form/form-core.js';
 import { FORM_WORDS } from '../../contact-form/form-words.js';
+import { escapeHtml, scriptJson } from '../../../html.js';
 import { CONTACT_TOOL } from '../contact-tool.js';
 
 export const CONTACT_FORM_URI = 'ui://portico/contact-form';
@@ -22,13 +23,6 @@ export const CONTACT_FORM_MIME = 'text/html;profile=mcp-app';
 
 /** The MCP Apps revision this view speaks (the SDK's LATEST_PROTOCOL_VERSION). */
 export const MCP_APPS_PROTOCOL_VERSION = '2026-01-26';
-
-/** JSON that is safe inside a <script> element (no `</script>`, no `<!--`, no line separators). */
-const scriptJson = (value: unknown) =>
-  JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const PAGE_STYLE = `html,body{margin:0}html[data-theme=dark]{color-scheme:dark}${FORM_STYLE}`;
 
