@@ -19,8 +19,11 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-/** Listens on `port` (0: any free one); a server restarted on the same port is the same server to its clients. */
-export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0): Promise<TestSmtpServer> {
+/**
+ * Listens on `port` (0: any free one); a server restarted on the same port is the same server to its
+ * clients. `host` is loopback unless a container must reach it.
+ */
+export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0, host = '127.0.0.1'): Promise<TestSmtpServer> {
   const state: TestSmtpServer = { url: '', messages: [], accepted: [], raw: [], mode, close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
@@ -59,8 +62,8 @@ export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0): Prom
   });
   // Clients that vanish (a killed server under test) reset their connections; that is expected here.
   server.on('error', () => {});
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  state.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  state.url = `smtp://${host}:${(server.server.address() as AddressInfo).port}`;
   state.close = () =>
     new Promise<void>((resolve) => {
       for (const connection of (server as unknown as { connections: Set<{ _socket: { destroy(): void } }> }).connections) connection._socket.destroy();
