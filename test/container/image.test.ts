@@ -29,8 +29,8 @@ async function sendInquiry(port: number, who: string) {
 }
 
 /** The names of the inquiries in the volume, read by the image's own CLI (NDJSON) in a container of its own. */
-const storedNames = (volume: string) =>
-  docker(['run', '--rm', '-v', `${volume}:/data`, images!.portico, 'inquiries', 'list', '--json'])
+const storedNames = (volume: string, database = 'sqlite:./data/portico.sqlite') =>
+  docker(['run', '--rm', '-v', `${volume}:/data`, '-e', `DATABASE_URL=${database}`, images!.portico, 'inquiries', 'list', '--json'])
     .trim()
     .split('\n')
     .map((line) => (JSON.parse(line) as { name: string }).name)
@@ -70,6 +70,11 @@ describe.skipIf(!images)('the image, with docker run', () => {
     expect(storedNames(volume)).toEqual(['After Restart', 'Before Restart']);
     const outbox = docker(['run', '--rm', '-v', `${volume}:/data`, '--entrypoint', 'ls', images!.portico, '/data/outbox']);
     expect(outbox.trim().split('\n').filter((file) => file.endsWith('.eml'))).toHaveLength(2);
+  });
+
+  it('backs up its SQLite file while serving, with the command docs/deploy.md gives', () => {
+    docker(['exec', `${name}-b`, 'node', '-e', "new (require('better-sqlite3'))('data/portico.sqlite').backup('data/backup.sqlite')"]);
+    expect(storedNames(volume, 'sqlite:/data/backup.sqlite')).toEqual(['After Restart', 'Before Restart']);
   });
 
   it('stops on docker stop within its grace, exit code 0, saying so', () => {
