@@ -1,25 +1,18 @@
 // The OpenAPI document passes `redocly lint` (recommended rules) with no errors, as Portico serves it.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../support/app.js';
+import { testTool } from '../support/tools.js';
 
 const run = promisify(execFile);
-const TOOLS = fileURLToPath(new URL('../../tools/openapi-lint/', import.meta.url));
-const REDOCLY = join(TOOLS, 'node_modules', '.bin', 'redocly');
+// Redocly's linter is no part of an install of Portico (tools/openapi-lint).
+const REDOCLY = testTool('openapi-lint', 'node_modules/.bin/redocly');
 
-// Redocly's linter is no part of an install of Portico: this test fetches it the first time it runs,
-// from the lock file in tools/openapi-lint (`npm run install-tools` does the same).
-if (!existsSync(REDOCLY)) spawnSync('npm', ['ci', '--prefix', TOOLS, '--no-audit', '--no-fund'], { stdio: 'ignore', timeout: 300_000 });
-const missing = !existsSync(REDOCLY);
-if (missing) console.warn('\n*** SKIPPED: redocly lint did not run: tools/openapi-lint could not be installed (run "npm run install-tools"). ***\n');
-
-describe.skipIf(missing)('redocly lint of the OpenAPI document', () => {
+describe.skipIf(!REDOCLY)('redocly lint of the OpenAPI document', () => {
   let api: TestApp;
   let dir: string;
   beforeAll(async () => {
@@ -35,7 +28,7 @@ describe.skipIf(missing)('redocly lint of the OpenAPI document', () => {
     const file = join(dir, 'openapi.json');
     await writeFile(file, await (await fetch(`${api.url}/openapi.json`)).text());
     // lint exits 1 when it finds errors; the JSON report says which.
-    const { stdout } = await run(REDOCLY, ['lint', file, '--format', 'json'], { cwd: dir, timeout: 60_000 }).catch((error: { stdout: string }) => error);
+    const { stdout } = await run(REDOCLY!, ['lint', file, '--format', 'json'], { cwd: dir, timeout: 60_000 }).catch((error: { stdout: string }) => error);
     const report = JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; message: string; severity: string }[] };
     expect(report.problems.filter((p) => p.severity === 'error')).toEqual([]);
     expect(report.totals.errors).toBe(0);
