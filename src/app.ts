@@ -79,9 +79,19 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     // Ours rather than the plugin's, so that the contact tool counts under the very same key (D14).
     keyGenerator: (request) => addressKey(request.ip),
     // Seconds, not a human string: Retry-After and RateLimit-Reset are integers (D9).
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', `rate limit of ${context.max} requests exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`),
+    errorResponseBuilder: (request, context) => {
+      deps.metrics.rateLimited(String((request.routeOptions.config as { rateLimit?: { groupId?: string } }).rateLimit?.groupId));
+      return new AppError('rate_limited', `rate limit of ${context.max} requests exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`);
+    },
   });
+  const { prometheus } = deps;
+  if (prometheus) {
+    // The route's template (closed set), never the raw path: a client cannot add series.
+    app.addHook('onResponse', (request, reply, done) => {
+      prometheus.httpRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
 
   installFormParser(app);
 
@@ -100,6 +110,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
       issuer: config.publicUrl,
       resources,
       log: deps.logger,
+      metrics: deps.metrics,
       metadataDocuments: deps.clientMetadata && metadataDocuments(deps.clientMetadata, deps.clock, config.cimd),
     }),
   );

@@ -56,12 +56,14 @@ async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise
  * PostgreSQL server that does not answer (with its host and port, which the HTTP answers never name).
  */
 function explained(error: unknown, config: Readonly<Config>): unknown {
-  const { code, syscall } = (error ?? {}) as NodeJS.ErrnoException;
+  const { code, syscall, port } = (error ?? {}) as NodeJS.ErrnoException & { port?: number };
+  // The public listener, or the metrics one (whose port differs unless both are 0).
+  const [name, host, listening] = config.metrics && port === config.metrics.port ? ['METRICS_PORT', 'METRICS_HOST', config.metrics] : ['PORT', 'HOST', config];
   if (syscall === 'listen' && code === 'EADDRINUSE') {
-    return new CliError(`port ${config.port} on ${config.host} is already in use: stop what listens there, or set PORT (or HOST) to another`);
+    return new CliError(`port ${listening.port} on ${listening.host} is already in use: stop what listens there, or set ${name} (or ${host}) to another`);
   }
   if (syscall === 'listen' && code === 'EACCES') {
-    return new CliError(`may not listen on port ${config.port} on ${config.host}: use a port above 1023 (a proxy or the container maps 80 and 443), or set HOST`);
+    return new CliError(`may not listen on port ${listening.port} on ${listening.host}: use a port above 1023 (a proxy or the container maps 80 and 443), or set ${host}`);
   }
   if (error instanceof AppError && error.code === 'store_unavailable' && config.database.engine === 'postgres') {
     const url = new URL(config.database.url);

@@ -280,3 +280,16 @@ describe('MAX_CONNECTIONS', () => {
     expect(configError({ MAX_CONNECTIONS: value }, 'MAX_CONNECTIONS').message).toBe(`MAX_CONNECTIONS must be an integer from 1 to 1000000 (got "${value}")`);
   });
 });
+
+describe('METRICS_PORT and METRICS_HOST', () => {
+  it('serves no metrics unless METRICS_PORT is set, and then on loopback', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 9464 });
+  });
+
+  it('refuses a port that is not one, or the public port itself', () => {
+    expect(configError({ METRICS_PORT: 'nine' }, 'METRICS_PORT').message).toContain('integer from 0 to 65535');
+    expect(configError({ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT').message).toContain('must differ from PORT (8080)');
+  });
+});

@@ -42,6 +42,8 @@ export interface Config {
   cimd: CimdSettings;
   /** Open connections a node accepts at once; beyond, new ones are closed at once. */
   maxConnections: number;
+  /** Where GET /metrics is served (METRICS_PORT, METRICS_HOST); undefined: no metrics at all. */
+  metrics: { host: string; port: number } | undefined;
 }
 
 /** Thrown for a bad environment; its message is the one line an operator sees. */
@@ -84,7 +86,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     }
   };
 
-  const port = setting(() => parsePort(read('PORT') ?? '3000', fail), 3000);
+  const port = setting(() => parsePort('PORT', read('PORT') ?? '3000', fail), 3000);
   const host = read('HOST') ?? '127.0.0.1';
   const appEnv = setting(() => oneOf('APP_ENV', read('APP_ENV') ?? 'development', APP_ENVS, fail), 'development');
   const production = appEnv === 'production';
@@ -123,6 +125,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false as TrustProxy);
   const cimd = setting(() => parseCimd(read, fail), undefined);
   const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail), 512);
+  const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
   if (problems.length) throw new ConfigError(problems);
   return deepFreeze({
@@ -145,6 +148,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     logLevel,
     cimd: cimd!,
     maxConnections,
+    metrics,
   });
 }
 
@@ -168,10 +172,18 @@ function deepFreeze<T extends object>(value: T): Readonly<T> {
   return Object.freeze(value);
 }
 
-function parsePort(raw: string, fail: Fail): number {
+function parsePort(name: string, raw: string, fail: Fail): number {
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) fail('PORT', 'must be an integer from 0 to 65535', raw);
+  if (!/^\d+$/.test(raw) || port > 65535) fail(name, 'must be an integer from 0 to 65535', raw);
   return port;
+}
+
+/** The metrics listener is apart from the public one: on its own port, on loopback unless told otherwise. */
+function parseMetrics(rawPort: string | undefined, host: string, publicPort: number, fail: Fail): Config['metrics'] {
+  if (rawPort === undefined) return undefined;
+  const port = parsePort('METRICS_PORT', rawPort, fail);
+  if (port !== 0 && port === publicPort) fail('METRICS_PORT', `must differ from PORT (${publicPort}): the metrics are never served on the public port`, rawPort);
+  return { host, port };
 }
 
 function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fail: Fail): T {

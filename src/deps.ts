@@ -7,6 +7,7 @@ import { openDatabase, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
 import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
 import { migrateToLatest } from './adapters/sql/migrations.js';
+import { prometheusMetrics, type PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
 import { outboxMailer } from './adapters/mail/outbox-mailer.js';
 import { smtpMailer } from './adapters/mail/smtp-mailer.js';
@@ -23,6 +24,7 @@ import { systemClock, type Clock } from './ports/clock.js';
 import type { HumanCheck } from './ports/human-check.js';
 import type { InquiryStore } from './ports/inquiry-store.js';
 import type { Mailer } from './ports/mailer.js';
+import { noMetrics, type Metrics } from './ports/metrics.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
 import type { WebhookSender } from './ports/webhook.js';
 import { cryptoRandom, type Random } from './ports/random.js';
@@ -50,6 +52,9 @@ export interface Deps {
   rateLimitStore: FastifyRateLimitStoreCtor;
   /** The same counters, for limits counted outside a route (the contact tool's, D14). */
   limiter: RateLimiter;
+  metrics: Metrics;
+  /** The metrics in Prometheus' format when METRICS_PORT is set: HTTP requests are counted and /metrics served. */
+  prometheus: PrometheusMetrics | undefined;
   close(): Promise<void>;
 }
 
@@ -101,13 +106,16 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const { webhook: webhookSettings } = config.delivery;
   const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(options.outboxDir ?? OUTBOX_DIR, dkim);
   const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
+  const inquiries = sqlInquiryStore(db);
+  const prometheus = config.metrics ? prometheusMetrics({ inquiries, clock }) : undefined;
+  const metrics = prometheus ?? noMetrics;
   return {
     config,
     clock,
     random,
     logger,
     db,
-    inquiries: sqlInquiryStore(db),
+    inquiries,
     oauth,
     mailer,
     webhook,
@@ -118,7 +126,9 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     rateLimitStore: function sharedCounters() {
       return counters;
     } as unknown as FastifyRateLimitStoreCtor,
-    limiter: storeRateLimiter(counters as CounterStore, config.rateLimits),
+    limiter: countedLimiter(storeRateLimiter(counters as CounterStore, config.rateLimits), metrics),
+    metrics,
+    prometheus,
     async close() {
       humanCheck?.close();
       clientMetadata?.close();
@@ -126,6 +136,18 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
       await webhook?.close();
       await sharedLimits?.close();
       await db.destroy();
+    },
+  };
+}
+
+/** Each refusal by a limit counted outside the routes is reported, as the routes' own are (app.ts). */
+function countedLimiter(limiter: RateLimiter, metrics: Metrics): RateLimiter {
+  if (metrics === noMetrics) return limiter;
+  return {
+    async hit(limit, subject) {
+      const throttled = await limiter.hit(limit, subject);
+      if (throttled) metrics.rateLimited(limit);
+      return throttled;
     },
   };
 }

@@ -28,7 +28,15 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     { name: 'deliver-waiting-inquiries', intervalMs: 5_000, run: () => deliverWaiting(contactDeps(deps)) },
     { name: 'purge-expired-oauth-state', intervalMs: 600_000, run: () => deps.oauth.purgeExpired(deps.clock.now(), CLIENT_RETENTION) },
   ]);
-  await app.listen({ port: config.port, host: config.host });
+  // The metrics listener first: a start that fails on either port leaves nothing listening.
+  const metricsServer = config.metrics && (await deps.prometheus!.listen(config.metrics.host, config.metrics.port));
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await metricsServer?.close();
+    throw error;
+  }
+  if (metricsServer) app.log.info({ metrics: `http://${config.metrics!.host}:${metricsServer.port}/metrics` }, 'serving metrics');
   app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
   if (config.appEnv === 'production' && !config.turnstile) {
     app.log.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
@@ -47,7 +55,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
       deps.mailer?.abandon();
       deps.webhook?.abandon();
     }, DELIVERY_GRACE_MS);
-    await app.close();
+    await Promise.all([app.close(), metricsServer?.close()]);
     clearInterval(idle);
     clearTimeout(deadline);
     clearTimeout(abandon);

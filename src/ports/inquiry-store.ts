@@ -71,6 +71,11 @@ export interface InquiryStore {
    * the previous page), so a long walk holds one page at a time.
    */
   list(query: { status?: InquiryStatus; limit: number; since?: number; after?: Pick<Inquiry, 'createdAt' | 'id'> }): Promise<Inquiry[]>;
+  /**
+   * The inquiries still to be delivered: pending (an attempt under way or stalled) and failed with a
+   * retry ahead, and when the oldest of them arrived. Read from partial indexes, for monitoring.
+   */
+  backlog(): Promise<{ pending: number; retrying: number; oldestCreatedAt: number | null }>;
   /** Deletes inquiries created before `before`; returns how many. */
   purgeCreatedBefore(before: number): Promise<number>;
   ping(): Promise<void>;

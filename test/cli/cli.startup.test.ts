@@ -33,6 +33,13 @@ describe('start-up failures', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('names METRICS_PORT when the metrics port is the one taken, and leaves nothing listening', async () => {
+    const publicPort = await freePort();
+    const line = oneLine(await runCli(['serve'], { ...space.env, PORT: String(publicPort), METRICS_PORT: String(port) }));
+    expect(line).toBe(`portico: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set METRICS_PORT (or METRICS_HOST) to another`);
+    await expect(fetch(`http://127.0.0.1:${publicPort}/healthz`)).rejects.toThrow();
+  });
+
   it.each([
     ['a file stands where a folder should', 'sqlite:/etc/passwd/x.sqlite', 'ENOTDIR at /etc/passwd'],
     ['the folder cannot be made (below /proc, where mkdir -p would spin for ever)', 'sqlite:/proc/nope/x.sqlite', 'ENOENT at /proc/nope'],

@@ -108,6 +108,18 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       return (await query.execute()).map(fromRow);
     },
 
+    async backlog() {
+      // Literal predicates, so that both planners use the partial indexes (migrations 0003 and 0004).
+      const pending = db.selectFrom('inquiries').where(sql<boolean>`status = 'pending'`);
+      const retrying = db.selectFrom('inquiries').where(sql<boolean>`next_attempt_at is not null and status = 'failed'`);
+      const [p, r] = await Promise.all([
+        pending.select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('created_at').as('oldest')]).executeTakeFirstOrThrow(),
+        retrying.select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('created_at').as('oldest')]).executeTakeFirstOrThrow(),
+      ]);
+      const oldest = [p.oldest, r.oldest].filter((at) => at !== null).map(Number);
+      return { pending: Number(p.count), retrying: Number(r.count), oldestCreatedAt: oldest.length ? Math.min(...oldest) : null };
+    },
+
     async purgeCreatedBefore(before) {
       const result = await db.deleteFrom('inquiries').where('created_at', '<', before).executeTakeFirst();
       return Number(result.numDeletedRows);

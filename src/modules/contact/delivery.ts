@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Delivered, Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
+import type { DeliveryChannel, Metrics } from '../../ports/metrics.js';
 import type { Random } from '../../ports/random.js';
 import { WebhookDeliveryError, type WebhookSender } from '../../ports/webhook.js';
 import { composeInquiryEmail, type InquiryMailSettings } from './email.js';
@@ -19,6 +20,7 @@ export interface DeliveryDeps {
   /** How long after its acceptance an inquiry is still retried (MAIL_RETRY_FOR). */
   retryForMs: number;
   log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  metrics: Metrics;
 }
 
 // Longer than an attempt can take (the e-mail's 14 s deadline, then the webhook's 10 s): a pending
@@ -49,10 +51,20 @@ export async function deliver(deps: DeliveryDeps, id: string, options: { resendS
 export async function attempt(deps: DeliveryDeps, inquiry: NewInquiry & Partial<Pick<Inquiry, 'messageId' | 'webhookAt' | 'attempts'>>): Promise<void> {
   const delivered: Delivered = {};
   const failures: { reason: string; permanent: boolean }[] = [];
+  const timed = async (channel: DeliveryChannel, send: () => Promise<unknown>): Promise<void> => {
+    const started = deps.clock.now();
+    let ok = false;
+    try {
+      await send();
+      ok = true;
+    } finally {
+      deps.metrics.deliveryAttempt(channel, ok, (deps.clock.now() - started) / 1000);
+    }
+  };
   if (deps.mailer && !inquiry.messageId) {
     const email = composeInquiryEmail(inquiry, deps.mail);
     try {
-      await deps.mailer.send(email);
+      await timed('mail', () => deps.mailer!.send(email));
       delivered.messageId = email.messageId;
     } catch (error) {
       if (!(error instanceof MailDeliveryError)) throw error;
@@ -61,7 +73,7 @@ export async function attempt(deps: DeliveryDeps, inquiry: NewInquiry & Partial<
   }
   if (deps.webhook && !inquiry.webhookAt) {
     try {
-      await deps.webhook.send(webhookEvent(inquiry));
+      await timed('webhook', () => deps.webhook!.send(webhookEvent(inquiry)));
       delivered.webhookAt = deps.clock.now();
     } catch (error) {
       if (!(error instanceof WebhookDeliveryError)) throw error;
@@ -70,8 +82,12 @@ export async function attempt(deps: DeliveryDeps, inquiry: NewInquiry & Partial<
   }
 
   const now = deps.clock.now();
-  if (failures.length === 0) return deps.inquiries.markSent(inquiry.id, now, delivered);
+  if (failures.length === 0) {
+    deps.metrics.inquiryOutcome(inquiry.channel, 'delivered');
+    return deps.inquiries.markSent(inquiry.id, now, delivered);
+  }
   const nextAttemptAt = failures.some((f) => f.permanent) ? null : retryAt(inquiry.createdAt, inquiry.attempts ?? 1, now, deps.retryForMs, deps.random);
+  deps.metrics.inquiryOutcome(inquiry.channel, nextAttemptAt === null ? 'failed' : 'retrying');
   const error = failures.map((f) => f.reason).join('; ');
   await deps.inquiries.markFailed(inquiry.id, now, { ...delivered, error, nextAttemptAt });
   const retry = nextAttemptAt === null ? 'no retry left; kept for `portico inquiries resend`' : `retried at ${new Date(nextAttemptAt).toISOString()}`;

@@ -38,6 +38,7 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
   // D8: a filled honeypot looks accepted to the bot, is kept as spam, and sends nothing.
   if (request.website?.trim()) {
     await deps.inquiries.create({ ...inquiry, status: 'spam', idempotencyKey: null });
+    deps.metrics.inquiryOutcome(inquiry.channel, 'spam');
     return;
   }
 
@@ -57,6 +58,7 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
     const earlier = await deps.inquiries.findByIdempotencyKey(inquiry.idempotencyKey!);
     return replay(deps, earlier!, inquiry.fingerprint);
   }
+  deps.metrics.inquiryAccepted(inquiry.channel);
   // The submitter proved something (a passed check, or a token naming its client): never a stranger's address.
   if (deps.acknowledge && (checked || submission.clientId !== null)) void acknowledge(deps, inquiry);
   await attempt(deps, inquiry);

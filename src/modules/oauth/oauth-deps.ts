@@ -1,5 +1,6 @@
 // What the authorization server needs: its store, clock, randomness, issuer and protected resources.
 import type { Clock } from '../../ports/clock.js';
+import type { Metrics } from '../../ports/metrics.js';
 import type { OAuthStore } from '../../ports/oauth-store.js';
 import type { Random } from '../../ports/random.js';
 import type { MetadataDocuments } from './metadata-documents.js';
@@ -20,6 +21,7 @@ export interface OAuthDeps {
   /** Derived from the routes that accept Bearer tokens. */
   resources: () => readonly ProtectedResource[];
   log: { warn(obj: object, msg: string): void };
+  metrics: Metrics;
   /** Clients identified by metadata documents (D13); undefined when CIMD=off. */
   metadataDocuments?: MetadataDocuments;
 }

@@ -98,6 +98,7 @@ export async function registerClient(deps: OAuthDeps, request: ClientRegistratio
     lastUsedAt: null,
   };
   await deps.store.createClient(client);
+  deps.metrics.clientRegistered();
   return {
     client_id: client.clientId,
     ...(secret === undefined ? {} : { client_secret: secret, client_secret_expires_at: 0 }),

@@ -1,5 +1,6 @@
 // The token endpoint (RFC 6749 section 3.2) as a named pipeline: parse, authenticate, check, dispatch.
 import { AppError, invalidRequest } from '../../errors.js';
+import type { TokenGrant } from '../../ports/metrics.js';
 import type { Client } from '../../ports/oauth-store.js';
 import { authenticateClient } from './client-auth.js';
 import { isMetadataDocumentUrl } from './client-metadata-document.js';
@@ -30,6 +31,7 @@ export async function exchangeToken(deps: OAuthDeps, params: TokenParams, author
     throw new AppError('unauthorized_client', `this client is not registered for ${params.grant_type}`);
   }
   const response = await grant(deps, client, params);
+  deps.metrics.tokenIssued(params.grant_type as TokenGrant);
   const now = deps.clock.now();
   // A documented client (D13) has no row to touch: its document, not its last use, decides whether it is served.
   if (isMetadataDocumentUrl(client.clientId)) return response;

@@ -1,0 +1,30 @@
+// What the modules report for monitoring (METRICS_PORT): events only, never personal data. Every
+// label value comes from a closed set, so that no client can grow the number of series.
+import type { InquiryChannel } from './inquiry-store.js';
+
+export type DeliveryChannel = 'mail' | 'webhook';
+/** What became of an inquiry at a step: kept as spam, or a delivery attempt's result. */
+export type InquiryOutcome = 'delivered' | 'retrying' | 'failed' | 'spam';
+export type TokenGrant = 'authorization_code' | 'refresh_token' | 'client_credentials';
+
+export interface Metrics {
+  /** An inquiry stored for delivery (spam is an outcome instead). */
+  inquiryAccepted(channel: InquiryChannel): void;
+  inquiryOutcome(channel: InquiryChannel, outcome: InquiryOutcome): void;
+  deliveryAttempt(channel: DeliveryChannel, ok: boolean, seconds: number): void;
+  tokenIssued(grant: TokenGrant): void;
+  /** A client registered by RFC 7591 dynamic registration. */
+  clientRegistered(): void;
+  /** A request or a tool call refused by the named limit. */
+  rateLimited(limit: string): void;
+}
+
+/** METRICS_PORT unset: nothing is counted. */
+export const noMetrics: Metrics = {
+  inquiryAccepted() {},
+  inquiryOutcome() {},
+  deliveryAttempt() {},
+  tokenIssued() {},
+  clientRegistered() {},
+  rateLimited() {},
+};
