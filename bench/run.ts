@@ -7,7 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './client-kinds.js';
-import { distributedStores, UNREACHED_LIMITS } from './distributed.js';
+import { compareDistributed, compareMetrics, median, printPairs, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
 import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
 import { ensureWrk, wrk, type Load } from './wrk.js';
@@ -42,24 +42,6 @@ interface Row {
   /** Portico's resident memory after its last round of this scenario. */
   rssMb: number;
 }
-
-interface Summary {
-  reqPerSec: number;
-  p50Ms: number;
-  p99Ms: number;
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
-
-const summarize = (loads: Load[]): Summary => ({
-  reqPerSec: median(loads.map((l) => l.reqPerSec)),
-  p50Ms: median(loads.map((l) => l.p50Ms)),
-  p99Ms: median(loads.map((l) => l.p99Ms)),
-});
 
 async function credentials(baseUrl: string): Promise<Credentials> {
   const registered = await fetch(`${baseUrl}/oauth/register`, {
@@ -149,14 +131,17 @@ async function main(): Promise<void> {
       }
     }
 
-    const distributed = await compareDistributed(chosen, dir, sink.url, load, running);
+    const pairs: PairContext = { chosen, dir, smtpUrl: sink.url, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+    const distributed = await compareDistributed(pairs);
+    const metrics = await compareMetrics(pairs);
     const clientKinds = only?.length ? [] : await compareClientKinds({ dir, smtpUrl: sink.url, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, load });
     const mail = await mailThroughput(sink.url);
 
     const peaks = { main: (await memory(portico.pid)).peakMb, limited: (await memory(limited.pid)).peakMb, bare: (await memory(bare.pid)).peakMb };
     const startMs = portico.startMs;
     printTable(rows, peaks, startMs);
-    printDistributed(distributed);
+    printPairs(distributed);
+    printPairs(metrics);
     printClientKinds(clientKinds);
     process.stdout.write(
       `e-mail through the SMTP pool to the loopback sink (${mail.inFlight} in flight, CPU ${SERVER_CPUS}): ${mail.messagesPerSecond.toFixed(0)} messages/s, ${mail.cpuMicrosPerMessage.toFixed(0)} us of CPU each${mail.failed ? `, ${mail.failed} failed` : ''}\n`,
@@ -181,7 +166,7 @@ async function main(): Promise<void> {
 
     if (args.json) {
       const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK };
-      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, clientKinds, mail, missed }, null, 2)}\n`);
+      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, metrics, clientKinds, mail, missed }, null, 2)}\n`);
       process.stdout.write(`results written to ${args.json}\n`);
     }
     if (problems.length || (!QUICK && missed.length)) process.exitCode = 1;
@@ -226,61 +211,6 @@ function printTable(rows: Row[], peaks: Record<string, number>, startMs: number)
   process.stdout.write(`portico serve answered /healthz ${startMs.toFixed(0)} ms after it was spawned (bar: <= ${START_LIMIT_MS} ms)\n`);
 }
 
-// Issue 6: the token endpoint and tools/call on PostgreSQL + Redis, as ratios to the SQLite node.
-const DISTRIBUTED_SCENARIOS = ['POST /oauth/token (client_credentials, Basic)', 'POST /mcp tools/call contact_service (Bearer)'];
-
-interface DistributedRow {
-  scenario: string;
-  connections: number;
-  sqlite: Summary;
-  postgres: Summary;
-  /** PostgreSQL + Redis ÷ SQLite, median of the rounds. */
-  ratio: number;
-}
-
-type LoadFn = (server: Running, scenario: Scenario, connections: number, seconds: number) => Promise<Load>;
-
-async function compareDistributed(chosen: Scenario[], dir: string, smtpUrl: string, load: LoadFn, running: Running[]): Promise<DistributedRow[] | string> {
-  const picked = chosen.filter((s) => DISTRIBUTED_SCENARIOS.includes(s.name));
-  if (!picked.length) return 'not chosen (--only)';
-  const stores = await distributedStores();
-  if (typeof stores === 'string') return stores;
-  try {
-    const single = await startPortico({ smtpUrl, dir, name: 'single-limited', cpus: SERVER_CPUS, env: { RATE_LIMITS: UNREACHED_LIMITS } });
-    running.push(single);
-    const multi = await startPortico({ smtpUrl, dir, name: 'postgres-redis', cpus: SERVER_CPUS, env: stores.env });
-    running.push(multi);
-    // Each server checks its own tokens: the scenarios are rebuilt with each one's credentials.
-    const [forSingle, forMulti] = [scenarios(await credentials(single.url)), scenarios(await credentials(multi.url))];
-    const rows: DistributedRow[] = [];
-    for (const { name } of picked) {
-      const [a, b] = [forSingle.find((s) => s.name === name)!, forMulti.find((s) => s.name === name)!];
-      process.stderr.write(`${name} on PostgreSQL + Redis vs SQLite, 50 connection(s): `);
-      if (WARMUP_SECONDS) for (const [server, scenario] of [[single, a], [multi, b]] as const) await load(server, scenario, 50, WARMUP_SECONDS);
-      const rounds: { sqlite: Load; postgres: Load }[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const sqliteFirst = round % 2 === 0;
-        const first = sqliteFirst ? await load(single, a, 50, SECONDS[50]!) : await load(multi, b, 50, SECONDS[50]!);
-        const second = sqliteFirst ? await load(multi, b, 50, SECONDS[50]!) : await load(single, a, 50, SECONDS[50]!);
-        rounds.push(sqliteFirst ? { sqlite: first, postgres: second } : { sqlite: second, postgres: first });
-        process.stderr.write(`${(rounds.at(-1)!.postgres.reqPerSec / rounds.at(-1)!.sqlite.reqPerSec).toFixed(3)} `);
-      }
-      process.stderr.write('\n');
-      rows.push({
-        scenario: name,
-        connections: 50,
-        sqlite: summarize(rounds.map((r) => r.sqlite)),
-        postgres: summarize(rounds.map((r) => r.postgres)),
-        ratio: median(rounds.map((r) => r.postgres.reqPerSec / r.sqlite.reqPerSec)),
-      });
-    }
-    return rows;
-  } finally {
-    // The servers are stopped with the others (in reverse order); the database goes after them all.
-    running.unshift({ url: '', pid: 0, close: () => stores.close() });
-  }
-}
-
 interface MailThroughput {
   messagesPerSecond: number;
   cpuMicrosPerMessage: number;
@@ -296,19 +226,6 @@ async function mailThroughput(smtpUrl: string): Promise<MailThroughput> {
     execFile('taskset', ['-c', SERVER_CPUS, process.execPath, '--import', 'tsx', script, smtpUrl, String(QUICK ? 1 : 3)], (error, out) => (error ? reject(error) : resolve(out))),
   );
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as MailThroughput;
-}
-
-function printDistributed(rows: DistributedRow[] | string): void {
-  if (typeof rows === 'string') {
-    process.stdout.write(`PostgreSQL + Redis: not measured (${rows})\n`);
-    return;
-  }
-  process.stdout.write(`\nPostgreSQL + Redis (limits counted in Redis) vs SQLite (limits in memory), both with limits on and never reached, 50 connections:\n\n`);
-  process.stdout.write('| scenario | sqlite req/s | postgres+redis req/s | ratio | postgres+redis ms p50 / p99 |\n|---|---|---|---|---|\n');
-  for (const r of rows) {
-    process.stdout.write(`| ${r.scenario} | ${r.sqlite.reqPerSec.toFixed(0)} | ${r.postgres.reqPerSec.toFixed(0)} | ${r.ratio.toFixed(3)} | ${r.postgres.p50Ms.toFixed(2)} / ${r.postgres.p99Ms.toFixed(2)} |\n`);
-  }
-  process.stdout.write('\n');
 }
 
 main().catch((error: unknown) => {
