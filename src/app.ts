@@ -86,10 +86,11 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   });
   const { prometheus } = deps;
   if (prometheus) {
-    // The route's template (closed set), never the raw path: a client cannot add series.
-    app.addHook('onResponse', (request, reply, done) => {
+    // The route's template (closed set), never the raw path: a client cannot add series. Counted as
+    // the answer leaves (onSend): onResponse would make Fastify listen for every response's end.
+    app.addHook('onSend', (request, reply, payload, done) => {
       prometheus.httpRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
-      done();
+      done(null, payload);
     });
   }
 

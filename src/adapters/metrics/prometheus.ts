@@ -58,16 +58,10 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
     },
   });
 
-  // Each answered request would otherwise hash its label object twice: the series of a route, method
-  // and status are looked up by one string instead (their number is bounded by the route table).
-  const series = new Map<string, { count: { inc(): void }; time: { observe(seconds: number): void } }>();
   return {
     httpRequest(route, method, status, seconds) {
-      const key = `${route} ${method} ${status}`;
-      let found = series.get(key);
-      if (!found) series.set(key, (found = { count: requests.labels(route, method, String(status)), time: requestSeconds.labels(route, method) }));
-      found.count.inc();
-      found.time.observe(seconds);
+      requests.inc({ route, method, status });
+      requestSeconds.observe({ route, method }, seconds);
     },
     rateLimited: (limit) => limited.inc({ limit }),
     inquiryAccepted: (channel) => accepted.inc({ channel }),
