@@ -11,6 +11,7 @@ import { listClients, revokeClient } from './commands/clients.js';
 import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
 import { CliError, textOutput, type Output } from './commands/output.js';
 import { openToOthers } from './commands/permissions.js';
+import { eraseInquiries, exportInquiries } from './commands/personal-data.js';
 import { serve } from './main.js';
 
 const USAGE = `usage: portico <command>
@@ -23,7 +24,11 @@ const USAGE = `usage: portico <command>
   inquiries resend ID [--force]       send a stored inquiry's e-mail again
   inquiries resend --failed [--since DURATION]
                                       send every failed inquiry (received within DURATION: 30m, 24h, 7d)
-  inquiries purge --older-than DAYS   delete inquiries older than DAYS days
+  inquiries purge --older-than DAYS [--dry-run]
+                                      delete inquiries older than DAYS days, with their outbox copies
+  inquiries export --email ADDRESS    every inquiry from ADDRESS, as JSON (access, portability)
+  inquiries erase --email ADDRESS | --id ID [--dry-run]
+                                      delete them and their outbox copies (erasure)
   openapi [--yaml]                    print the OpenAPI document
   check                               validate the configuration and reach the stores`;
 
@@ -35,6 +40,9 @@ const OPTIONS = {
   failed: { type: 'boolean' },
   since: { type: 'string' },
   'older-than': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  email: { type: 'string' },
+  id: { type: 'string' },
   yaml: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -105,7 +113,9 @@ async function dispatch(
   if (command === 'inquiries') {
     if (sub === 'list') return withDeps(quiet, (deps) => listInquiries(deps, out, values));
     if (sub === 'resend') return withDeps(quiet, (deps) => resendInquiry(deps, out, arg, values));
-    if (sub === 'purge') return withDeps(quiet, (deps) => purgeInquiries(deps, out, { olderThan: values['older-than'] }));
+    if (sub === 'purge') return withDeps(quiet, (deps) => purgeInquiries(deps, out, { olderThan: values['older-than'], dryRun: values['dry-run'] }));
+    if (sub === 'export') return withDeps(quiet, (deps) => exportInquiries(deps, out, values));
+    if (sub === 'erase') return withDeps(quiet, (deps) => eraseInquiries(deps, out, { email: values.email, id: values.id, dryRun: values['dry-run'] }));
   }
   throw new CliError(`unknown command: ${positionals.join(' ')}\n${USAGE}`);
 }

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './config-cimd.js';
 import { parseDelivery, redactUrl, type DeliverySettings } from './config-mail.js';
+import { parseRetention, type RetentionSettings } from './config-retention.js';
 import { parseCount, type Fail } from './config-values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
@@ -42,6 +43,8 @@ export interface Config {
   cimd: CimdSettings;
   /** Open connections a node accepts at once; beyond, new ones are closed at once. */
   maxConnections: number;
+  /** How long inquiries and spam are kept (INQUIRY_RETENTION, SPAM_RETENTION). */
+  retention: RetentionSettings;
   /** Where GET /metrics is served (METRICS_PORT, METRICS_HOST); undefined: no metrics at all. */
   metrics: { host: string; port: number } | undefined;
 }
@@ -125,6 +128,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false as TrustProxy);
   const cimd = setting(() => parseCimd(read, fail), undefined);
   const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail), 512);
+  const retention = setting(() => parseRetention(read, delivery.retryForMs, fail), { inquiryMs: undefined, spamMs: undefined });
   const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
   if (problems.length) throw new ConfigError(problems);
@@ -148,6 +152,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     logLevel,
     cimd: cimd!,
     maxConnections,
+    retention,
     metrics,
   });
 }

@@ -9,7 +9,8 @@ import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
 import { migrateToLatest } from './adapters/sql/migrations.js';
 import { prometheusMetrics, type PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
-import { outboxMailer } from './adapters/mail/outbox-mailer.js';
+import { outboxMailer, removeOutboxCopies } from './adapters/mail/outbox-mailer.js';
+import { sqlJobLeases } from './adapters/sql/job-leases.js';
 import { smtpMailer } from './adapters/mail/smtp-mailer.js';
 import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
@@ -23,6 +24,7 @@ import type { ClientMetadataFetcher } from './ports/client-metadata.js';
 import { systemClock, type Clock } from './ports/clock.js';
 import type { HumanCheck } from './ports/human-check.js';
 import type { InquiryStore } from './ports/inquiry-store.js';
+import type { JobLeases } from './ports/job-leases.js';
 import type { Mailer } from './ports/mailer.js';
 import { noMetrics, type Metrics } from './ports/metrics.js';
 import type { RateLimiter } from './ports/rate-limiter.js';
@@ -41,6 +43,9 @@ export interface Deps {
   db: Db;
   inquiries: InquiryStore;
   oauth: OAuthStore;
+  leases: JobLeases;
+  /** Removes the outbox copies of these inquiries' e-mails (the outbox folder), whatever the mail channel now. */
+  removeOutboxCopies(ids: readonly string[]): Promise<void>;
   /** The e-mail channel: SMTP, or the outbox folder when no channel is configured; undefined with only a webhook. */
   mailer: Mailer | undefined;
   webhook: WebhookSender | undefined;
@@ -104,7 +109,8 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const { smtp, dkim } = config.delivery;
   if (smtp?.tlsInsecure) logger.warn({ host: smtp.host }, 'SMTP_TLS_INSECURE=true: the mail relay\'s certificate is not checked; anyone on the path could read the mail');
   const { webhook: webhookSettings } = config.delivery;
-  const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(options.outboxDir ?? OUTBOX_DIR, dkim);
+  const outboxDir = options.outboxDir ?? OUTBOX_DIR;
+  const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(outboxDir, dkim);
   const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
   const inquiries = sqlInquiryStore(db);
   const prometheus = config.metrics ? prometheusMetrics({ inquiries, clock }) : undefined;
@@ -117,6 +123,8 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     db,
     inquiries,
     oauth,
+    leases: sqlJobLeases(db),
+    removeOutboxCopies: (ids) => removeOutboxCopies(outboxDir, ids),
     mailer,
     webhook,
     humanCheck,

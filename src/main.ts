@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';
 import { deliverWaiting } from './modules/contact/redeliver.js';
+import { applyRetention, RETENTION_INTERVAL_MS } from './modules/contact/retention.js';
 
 // Within the 10 s a container runtime waits before SIGKILL: deliveries get 6 s to finish, then the
 // e-mails and webhook calls still waiting (a stuck relay holds one for up to 14 s, a stuck endpoint
@@ -23,10 +24,12 @@ function deliveryChannels(config: Readonly<Config>): string[] {
 export async function serve(config: Readonly<Config>): Promise<void> {
   const deps = await buildDeps(config);
   const app = await buildApp(deps);
+  const holder = deps.random.bytes(8).toString('hex');
   const jobs = startBackgroundJobs(deps, [
     // D15: due retries and attempts a stopped process left, every few seconds, so the first retry comes within 30 s.
     { name: 'deliver-waiting-inquiries', intervalMs: 5_000, run: () => deliverWaiting(contactDeps(deps)) },
     { name: 'purge-expired-oauth-state', intervalMs: 600_000, run: () => deps.oauth.purgeExpired(deps.clock.now(), CLIENT_RETENTION) },
+    { name: 'retention', intervalMs: RETENTION_INTERVAL_MS, run: () => applyRetention({ ...deps, holder, log: deps.logger }, config.retention) },
   ]);
   // The metrics listener first: a start that fails on either port leaves nothing listening.
   const metricsServer = config.metrics && (await deps.prometheus!.listen(config.metrics.host, config.metrics.port));
@@ -38,6 +41,9 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   }
   if (metricsServer) app.log.info({ metrics: `http://${config.metrics!.host}:${metricsServer.port}/metrics` }, 'serving metrics');
   app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
+  for (const [name, ms] of [['INQUIRY_RETENTION', config.retention.inquiryMs], ['SPAM_RETENTION', config.retention.spamMs]] as const) {
+    if (ms === undefined) app.log.warn(`${name}=off: ${name === 'SPAM_RETENTION' ? 'spam is' : 'inquiries are'} kept until deleted by hand (portico inquiries purge)`);
+  }
   if (config.appEnv === 'production' && !config.turnstile) {
     app.log.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
   }

@@ -2,6 +2,7 @@
 import { contactDeps, type Deps } from '../deps.js';
 import { durationMs } from '../durations.js';
 import { deliver } from '../modules/contact/delivery.js';
+import { forgetInquiries } from '../modules/contact/forget.js';
 import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
 import { CliError, type Output } from './output.js';
 
@@ -100,11 +101,14 @@ function sinceMs(raw: string): number {
   return ms;
 }
 
-export async function purgeInquiries(deps: Deps, out: Output, options: { olderThan?: string }): Promise<void> {
-  if (options.olderThan === undefined) throw new CliError('usage: portico inquiries purge --older-than DAYS');
+export async function purgeInquiries(deps: Deps, out: Output, options: { olderThan?: string; dryRun?: boolean }): Promise<void> {
+  if (options.olderThan === undefined) throw new CliError('usage: portico inquiries purge --older-than DAYS [--dry-run]');
   const days = positiveInteger('--older-than', options.olderThan, 0);
-  const removed = await deps.inquiries.purgeCreatedBefore(deps.clock.now() - days * DAY_MS);
-  out.line(`purged ${removed} ${removed === 1 ? 'inquiry' : 'inquiries'} older than ${days} days`);
+  const filter = { createdBefore: deps.clock.now() - days * DAY_MS };
+  const noun = (n: number) => `${n} ${n === 1 ? 'inquiry' : 'inquiries'}`;
+  if (options.dryRun) return out.line(`would purge ${noun(await deps.inquiries.count(filter))} older than ${days} days, with their outbox copies (dry run: nothing deleted)`);
+  const removed = await forgetInquiries(deps, filter);
+  out.line(`purged ${noun(removed)} older than ${days} days, with their outbox copies`);
 }
 
 function refuseResend(inquiry: Inquiry, force: boolean): void {

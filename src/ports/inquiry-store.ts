@@ -39,6 +39,9 @@ export interface Delivered {
   webhookAt?: number;
 }
 
+/** Inquiries selected for deletion: by age (and status), by the submitter's address, or one by id. */
+export type InquiryFilter = { createdBefore: number; status?: InquiryStatus } | { email: string } | { id: string };
+
 export interface InquiryStore {
   /**
    * Durably stores the inquiry; returns false (storing nothing) when its idempotency key is taken.
@@ -70,13 +73,17 @@ export interface InquiryStore {
    * Newest first. `since`: created at or after it. `after`: the page after this inquiry (the last one of
    * the previous page), so a long walk holds one page at a time.
    */
-  list(query: { status?: InquiryStatus; limit: number; since?: number; after?: Pick<Inquiry, 'createdAt' | 'id'> }): Promise<Inquiry[]>;
+  list(query: { status?: InquiryStatus; email?: string; limit: number; since?: number; after?: Pick<Inquiry, 'createdAt' | 'id'> }): Promise<Inquiry[]>;
   /**
    * The inquiries still to be delivered: pending (an attempt under way or stalled) and failed with a
    * retry ahead, and when the oldest of them arrived. Read from partial indexes, for monitoring.
    */
   backlog(): Promise<{ pending: number; retrying: number; oldestCreatedAt: number | null }>;
-  /** Deletes inquiries created before `before`; returns how many. */
-  purgeCreatedBefore(before: number): Promise<number>;
+  /** How many inquiries match. */
+  count(filter: InquiryFilter): Promise<number>;
+  /** The ids of at most `limit` inquiries that match, oldest first: deletions go a batch at a time. */
+  idsMatching(filter: InquiryFilter, limit: number): Promise<string[]>;
+  /** Deletes these inquiries; returns how many were there. */
+  deleteIds(ids: readonly string[]): Promise<number>;
   ping(): Promise<void>;
 }

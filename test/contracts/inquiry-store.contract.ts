@@ -127,14 +127,27 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       expect((await store.listStalled(5 * MINUTE, 10)).map((i) => i.id)).toEqual(['old', 'dead']);
     });
 
-    it('lists newest first, by status, and purges by age', async () => {
+    it('lists newest first, by status and by address', async () => {
       await store.create(inquiry('p1', { createdAt: 1 }));
-      await store.create(inquiry('p2', { createdAt: 2 }));
+      await store.create(inquiry('p2', { createdAt: 2, email: 'bo@example.com' }));
       await store.create(inquiry('sp', { createdAt: 3, status: 'spam' }));
       expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['sp', 'p2', 'p1']);
       expect((await store.list({ status: 'spam', limit: 10 })).map((i) => i.id)).toEqual(['sp']);
-      expect(await store.purgeCreatedBefore(3)).toBe(2);
-      expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['sp']);
+      expect((await store.list({ email: 'bo@example.com', limit: 10 })).map((i) => i.id)).toEqual(['p2']);
+    });
+
+    it('finds and deletes by age, by age and status, by address and by id, oldest first, a batch at a time', async () => {
+      for (const [id, createdAt, status, email] of [
+        ['a', 1, 'sent', 'ana@example.com'], ['b', 2, 'spam', 'bot@example.com'], ['c', 3, 'spam', 'bot@example.com'], ['d', 4, 'failed', 'ana@example.com'], ['e', 9, 'sent', 'eve@example.com'],
+      ] as const) await store.create(inquiry(id, { createdAt, status, email }));
+      expect(await store.count({ createdBefore: 4 })).toBe(3);
+      expect(await store.idsMatching({ createdBefore: 5 }, 2)).toEqual(['a', 'b']);
+      expect(await store.idsMatching({ createdBefore: 5, status: 'spam' }, 10)).toEqual(['b', 'c']);
+      expect(await store.idsMatching({ email: 'ana@example.com' }, 10)).toEqual(['a', 'd']);
+      expect(await store.idsMatching({ id: 'e' }, 10)).toEqual(['e']);
+      expect(await store.deleteIds(['b', 'c', 'missing'])).toBe(2);
+      expect(await store.deleteIds([])).toBe(0);
+      expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['e', 'd', 'a']);
     });
 
     it('walks a listing a page at a time, after the last row of the previous page, within since', async () => {

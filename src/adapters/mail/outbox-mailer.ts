@@ -1,6 +1,6 @@
 // Development mail: each message written to `<dir>/<inquiry id>.eml` by nodemailer's composer, instead of sent.
 import { constants } from 'node:fs';
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { DkimSettings } from '../../config-mail.js';
@@ -38,4 +38,10 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
     },
     async close() {},
   };
+}
+
+/** Removes the outbox copies (`<dir>/<inquiry id>.eml`) of these inquiries; a missing file is no error. */
+export async function removeOutboxCopies(dir: string, ids: readonly string[]): Promise<void> {
+  // Ids are UUIDs the server made; the check keeps a corrupted row from naming a path outside `dir`.
+  await Promise.all(ids.filter((id) => /^[\w-]+$/.test(id)).map((id) => rm(join(dir, `${id}.eml`), { force: true })));
 }

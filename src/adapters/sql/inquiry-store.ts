@@ -1,6 +1,6 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
-import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
-import type { Delivered, Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Delivered, Inquiry, InquiryFilter, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { Db } from './database.js';
 import { directSqlite, type DirectSqlite } from './sqlite-direct.js';
 import type { InquiriesTable, Tables } from './schema.js';
@@ -99,9 +99,10 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       return rows.map(fromRow);
     },
 
-    async list({ status, limit, since, after }) {
+    async list({ status, email, limit, since, after }) {
       let query = db.selectFrom('inquiries').selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit);
       if (status) query = query.where('status', '=', status);
+      if (email !== undefined) query = query.where('email', '=', email);
       if (since !== undefined) query = query.where('created_at', '>=', since);
       // The order's next rows: older, or as old with a greater id.
       if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
@@ -120,8 +121,19 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       return { pending: Number(p.count), retrying: Number(r.count), oldestCreatedAt: oldest.length ? Math.min(...oldest) : null };
     },
 
-    async purgeCreatedBefore(before) {
-      const result = await db.deleteFrom('inquiries').where('created_at', '<', before).executeTakeFirst();
+    async count(filter) {
+      const row = await matching(db.selectFrom('inquiries'), filter).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async idsMatching(filter, limit) {
+      const rows = await matching(db.selectFrom('inquiries'), filter).select('id').orderBy('created_at').limit(limit).execute();
+      return rows.map((row) => row.id);
+    },
+
+    async deleteIds(ids) {
+      if (!ids.length) return 0;
+      const result = await db.deleteFrom('inquiries').where('id', 'in', ids).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
 
@@ -131,6 +143,15 @@ export function sqlInquiryStore(db: Db): InquiryStore {
   };
   const direct = directSqlite(db);
   return direct ? Object.assign(store, sqliteHotPath(direct)) : store;
+}
+
+/** The filter as a WHERE clause; spam by age reads the partial index inquiries_spam (migration 0005). */
+function matching<Q extends SelectQueryBuilder<Tables, 'inquiries', object>>(query: Q, filter: InquiryFilter): Q {
+  if ('id' in filter) return query.where('id', '=', filter.id) as Q;
+  if ('email' in filter) return query.where('email', '=', filter.email) as Q;
+  const old = query.where('created_at', '<', filter.createdBefore) as Q;
+  // A literal, so that both planners can prove the partial index applies.
+  return filter.status === 'spam' ? (old.where(sql<boolean>`status = 'spam'`) as Q) : filter.status ? (old.where('status', '=', filter.status) as Q) : old;
 }
 
 // The columns of an inquiry's insert on SQLite's hot path, bound by position (faster than by name).

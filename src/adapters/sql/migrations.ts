@@ -127,6 +127,19 @@ const migrations: Record<string, Migration> = {
       await sql`create index inquiries_acknowledged on inquiries (email, acknowledged_at) where acknowledged_at is not null`.execute(db);
     },
   },
+  // Retention (INQUIRY_RETENTION, SPAM_RETENTION): spam by age from a partial index the contact path's
+  // inserts never touch, and leases so that one node at a time runs a periodic job.
+  '0005_retention': {
+    async up(db: Kysely<unknown>) {
+      await sql`create index inquiries_spam on inquiries (created_at) where status = 'spam'`.execute(db);
+      await db.schema
+        .createTable('portico_job_leases')
+        .addColumn('name', 'text', (c) => c.primaryKey())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 /**

@@ -86,8 +86,15 @@ export interface OAuthTokensTable {
   used_at: number | null;
 }
 
+export interface JobLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface Tables {
   inquiries: InquiriesTable;
+  portico_job_leases: JobLeasesTable;
   oauth_clients: OAuthClientsTable;
   oauth_consents: OAuthConsentsTable;
   oauth_grants: OAuthGrantsTable;

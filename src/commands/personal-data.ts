@@ -1,0 +1,50 @@
+// `portico inquiries export|erase`: one person's inquiries, for a request of access and portability
+// (GDPR Art. 15, 20) or of erasure (Art. 17). What is erased is logged by count and id only.
+import type { Deps } from '../deps.js';
+import { forgetInquiries } from '../modules/contact/forget.js';
+import type { Inquiry, InquiryFilter } from '../ports/inquiry-store.js';
+import { CliError, type Output } from './output.js';
+
+const PAGE = 500;
+
+/** Every inquiry of the address, newest first, a page at a time. */
+async function* inquiriesOf(deps: Deps, email: string): AsyncGenerator<Inquiry> {
+  let after: Inquiry | undefined;
+  for (;;) {
+    const page = await deps.inquiries.list({ email, limit: PAGE, after });
+    yield* page;
+    if (page.length < PAGE) return;
+    after = page.at(-1);
+  }
+}
+
+/** A JSON document of every inquiry sent from the address: all that is stored of each. */
+export async function exportInquiries(deps: Deps, out: Output, options: { email?: string }): Promise<void> {
+  if (!options.email) throw new CliError('usage: portico inquiries export --email ADDRESS');
+  let count = 0;
+  out.line(`{"email":${JSON.stringify(options.email)},"exportedAt":"${new Date(deps.clock.now()).toISOString()}","inquiries":[`);
+  for await (const inquiry of inquiriesOf(deps, options.email)) {
+    const { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, ...rest } = inquiry;
+    const dates = { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt };
+    const readable = Object.fromEntries(Object.entries(dates).map(([key, ms]) => [key, ms === null ? null : new Date(ms).toISOString()]));
+    out.line(`${count++ ? ',' : ''}${JSON.stringify({ ...rest, ...readable })}`);
+  }
+  out.line(']}');
+}
+
+/** Deletes the inquiries of an address (or one by id) with their outbox copies; --dry-run lists them first. */
+export async function eraseInquiries(deps: Deps, out: Output, options: { email?: string; id?: string; dryRun?: boolean }): Promise<void> {
+  if ((options.email === undefined) === (options.id === undefined)) throw new CliError('usage: portico inquiries erase --email ADDRESS | --id ID [--dry-run]');
+  const filter: InquiryFilter = options.email !== undefined ? { email: options.email } : { id: options.id! };
+  if (options.dryRun) {
+    const found = await deps.inquiries.idsMatching(filter, Number.MAX_SAFE_INTEGER);
+    for (const id of found) out.line(`would erase inquiry ${id}`);
+    return out.line(`would erase ${found.length} ${found.length === 1 ? 'inquiry' : 'inquiries'}, with their outbox copies (dry run: nothing deleted)`);
+  }
+  const erased: string[] = [];
+  const count = await forgetInquiries(deps, filter, (ids) => erased.push(...ids));
+  for (const id of erased) out.line(`erased inquiry ${id}`);
+  out.line(`erased ${count} ${count === 1 ? 'inquiry' : 'inquiries'}, with their outbox copies`);
+  // The record of an erasure names what went, never whose it was.
+  deps.logger.child({}, { level: 'info' }).info({ erased: count, ids: erased, by: options.email !== undefined ? 'email' : 'id' }, 'inquiries erased on request');
+}

@@ -1,0 +1,29 @@
+// Deleting inquiries for good, with what was kept beside them (the outbox copy of their e-mail): for
+// retention, `inquiries purge` and `inquiries erase`. A batch at a time, so that memory and each write
+// stay bounded however many match, and the event loop is free between batches.
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
+import type { InquiryFilter, InquiryStore } from '../../ports/inquiry-store.js';
+
+export const FORGET_BATCH = 500;
+
+export interface ForgetDeps {
+  inquiries: Pick<InquiryStore, 'idsMatching' | 'deleteIds'>;
+  /** Removes the outbox copies of these inquiries' e-mails, where there are any. */
+  removeOutboxCopies(ids: readonly string[]): Promise<void>;
+}
+
+/**
+ * Deletes every inquiry that matches, and returns how many. Files go before rows: a process stopped in
+ * between leaves rows that the next run finds again, never a file whose row is gone.
+ */
+export async function forgetInquiries(deps: ForgetDeps, filter: InquiryFilter, onBatch?: (ids: readonly string[]) => void): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ids = await deps.inquiries.idsMatching(filter, FORGET_BATCH);
+    await deps.removeOutboxCopies(ids);
+    total += await deps.inquiries.deleteIds(ids);
+    onBatch?.(ids);
+    if (ids.length < FORGET_BATCH) return total;
+    await yieldToOthers();
+  }
+}

@@ -1,0 +1,29 @@
+// The retention job: inquiries past INQUIRY_RETENTION and spam past SPAM_RETENTION are deleted with
+// their outbox copies, by one node at a time (a lease in the shared database).
+import type { RetentionSettings } from '../../config-retention.js';
+import type { Clock } from '../../ports/clock.js';
+import type { JobLeases } from '../../ports/job-leases.js';
+import { forgetInquiries, type ForgetDeps } from './forget.js';
+
+/** How often each node looks; the lease keeps the others out for half of it. */
+export const RETENTION_INTERVAL_MS = 3_600_000;
+
+export interface RetentionDeps extends ForgetDeps {
+  clock: Clock;
+  leases: JobLeases;
+  /** This process, as a lease holder. */
+  holder: string;
+  log: { info(obj: object, msg: string): void };
+}
+
+/** Deletes what is past its retention; undefined when another node holds the job or nothing is limited. */
+export async function applyRetention(deps: RetentionDeps, policy: RetentionSettings): Promise<{ spam: number; inquiries: number } | undefined> {
+  if (policy.inquiryMs === undefined && policy.spamMs === undefined) return undefined;
+  const now = deps.clock.now();
+  if (!(await deps.leases.claim('retention', deps.holder, now, now + RETENTION_INTERVAL_MS / 2))) return undefined;
+  const spam = policy.spamMs === undefined ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.spamMs, status: 'spam' });
+  const inquiries = policy.inquiryMs === undefined ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.inquiryMs });
+  // Counts only: never an address or a name in the log.
+  if (spam || inquiries) deps.log.info({ spam, inquiries }, 'retention: deleted inquiries past their retention, with their outbox copies');
+  return { spam, inquiries };
+}

@@ -1,0 +1,25 @@
+// The JobLeases contract on SQLite (a real file) and on PostgreSQL (nodes on their own pools).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase } from '../../src/adapters/sql/database.js';
+import { sqlJobLeases } from '../../src/adapters/sql/job-leases.js';
+import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
+import { jobLeasesContract } from './job-leases.contract.js';
+import { contractOnPostgres } from './postgres-fixture.js';
+
+jobLeasesContract('SQLite', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'portico-leases-'));
+  const db = openDatabase({ engine: 'sqlite', path: join(dir, 'leases.sqlite') });
+  await migrateToLatest(db);
+  return {
+    store: sqlJobLeases(db),
+    another: async () => sqlJobLeases(db),
+    async close() {
+      await db.destroy();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+await contractOnPostgres('test/contracts/job-leases.test.ts', sqlJobLeases, jobLeasesContract);
