@@ -43,6 +43,7 @@ export async function eraseInquiries(deps: Deps, out: Output, options: { email?:
   }
   const erased: string[] = [];
   const count = await forgetInquiries(deps, filter, (ids) => erased.push(...ids));
+  await deps.inquiries.dropDeletedCopies();
   for (const id of erased) out.line(`erased inquiry ${id}`);
   out.line(`erased ${count} ${count === 1 ? 'inquiry' : 'inquiries'}, with their outbox copies`);
   // The record of an erasure names what went, never whose it was.

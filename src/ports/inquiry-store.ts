@@ -85,5 +85,10 @@ export interface InquiryStore {
   idsMatching(filter: InquiryFilter, limit: number): Promise<string[]>;
   /** Deletes these inquiries; returns how many were there. */
   deleteIds(ids: readonly string[]): Promise<number>;
+  /**
+   * After an erasure: no earlier copy of deleted rows stays in the engine's files where it can be
+   * helped (SQLite's write-ahead log is checkpointed and truncated).
+   */
+  dropDeletedCopies(): Promise<void>;
   ping(): Promise<void>;
 }

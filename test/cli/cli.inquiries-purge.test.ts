@@ -20,14 +20,14 @@ describe('portico inquiries purge', () => {
     const { code, stdout, stderr } = await space.cli('inquiries', 'purge', '--older-than', '0');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(stdout).toBe('purged 3 inquiries older than 0 days\n');
+    expect(stdout).toBe('purged 3 inquiries older than 0 days, with their outbox copies\n');
     expect((await space.cli('inquiries', 'list')).stdout).toBe('no inquiries\n');
   });
 
   it('keeps inquiries younger than DAYS and prints 0', async () => {
     const { code, stdout } = await space.cli('inquiries', 'purge', '--older-than', '30');
     expect(code).toBe(0);
-    expect(stdout).toBe('purged 0 inquiries older than 30 days\n');
+    expect(stdout).toBe('purged 0 inquiries older than 30 days, with their outbox copies\n');
     expect(lines((await space.cli('inquiries', 'list', '--json')).stdout)).toHaveLength(3);
   });
 
@@ -35,7 +35,7 @@ describe('portico inquiries purge', () => {
     const { code, stdout, stderr } = await space.cli('inquiries', 'purge');
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(lines(stderr)).toEqual(['portico: usage: portico inquiries purge --older-than DAYS']);
+    expect(lines(stderr)).toEqual(['portico: usage: portico inquiries purge --older-than DAYS [--dry-run]']);
     expect(lines((await space.cli('inquiries', 'list', '--json')).stdout)).toHaveLength(3);
   });
 

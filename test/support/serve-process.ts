@@ -15,10 +15,10 @@ export interface ServeProcess {
 }
 
 /** Starts `portico serve` (dist/, which `npm test` builds first) with only PATH and `env`, and waits until /healthz answers 200. */
-export async function startServe(env: Record<string, string>, options: { port?: number } = {}): Promise<ServeProcess> {
+export async function startServe(env: Record<string, string>, options: { port?: number; cwd?: string } = {}): Promise<ServeProcess> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, ['dist/cli.js', 'serve'], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [`${ROOT}dist/cli.js`, 'serve'], {
+    cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

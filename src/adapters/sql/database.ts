@@ -52,6 +52,9 @@ export function openDatabase(database: Database): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // A deleted row's bytes are zeroed in its page rather than left for anyone who reads the file
+  // (erasure, retention); FAST does it only where the page is written anyway.
+  sqlite.pragma('secure_delete = FAST');
   const cached = withStatementCache(sqlite);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
   // The direct hot path (sqlite-direct.ts) prepares through the same cache.

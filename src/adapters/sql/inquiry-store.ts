@@ -137,12 +137,19 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       return Number(result.numDeletedRows);
     },
 
+    // PostgreSQL keeps a deleted row's bytes until VACUUM reuses its space (docs/deploy.md, "Personal data").
+    async dropDeletedCopies() {},
+
     async ping() {
       await sql`select 1`.execute(db);
     },
   };
   const direct = directSqlite(db);
-  return direct ? Object.assign(store, sqliteHotPath(direct)) : store;
+  if (!direct) return store;
+  return Object.assign(store, sqliteHotPath(direct), {
+    // The WAL still holds the pages as they were before the deletion: copy the new ones into the file and empty it.
+    dropDeletedCopies: async () => void (await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db)),
+  });
 }
 
 /** The filter as a WHERE clause; spam by age reads the partial index inquiries_spam (migration 0005). */

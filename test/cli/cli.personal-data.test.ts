@@ -1,0 +1,92 @@
+// A person's data: `inquiries export --email` for access and portability, `inquiries erase` for
+// erasure (with --dry-run first), and `inquiries purge --dry-run`. Run as the team runs them, from the
+// folder whose data/ holds the database and the outbox copies of the e-mails.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inquiry, startApp } from '../support/app.js';
+import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
+
+describe('portico inquiries export, erase and purge --dry-run', () => {
+  let space: Workspace;
+  let outbox: string;
+  const cli = (...args: string[]) => runCli(args, space.env, space.dir);
+  const ids = async () => lines((await cli('inquiries', 'list', '--json')).stdout).map((line) => JSON.parse(line) as { id: string; email: string });
+
+  beforeEach(async () => {
+    space = await workspace();
+    outbox = join(space.dir, 'data', 'outbox');
+    const api = await startApp({ ...space.env, RATE_LIMITS: 'off' }, { dir: space.dir, outboxDir: outbox });
+    try {
+      for (const [name, email] of [['Ana García', 'ana@example.com'], ['Bo Svensson', 'bo@example.com'], ['Ana García', 'ana@example.com']]) {
+        expect((await api.post('/api/contact', inquiry({ name, email }))).status).toBe(200);
+      }
+    } finally {
+      await api.close();
+    }
+  });
+  afterEach(() => space.remove());
+
+  it('exports every inquiry of an address as one JSON document, and nothing of anyone else', async () => {
+    const { code, stdout } = await cli('inquiries', 'export', '--email', 'ana@example.com');
+    expect(code).toBe(0);
+    const document = JSON.parse(stdout) as { email: string; inquiries: { email: string; name: string; message: string; createdAt: string }[] };
+    expect(document.email).toBe('ana@example.com');
+    expect(document.inquiries).toHaveLength(2);
+    for (const item of document.inquiries) {
+      expect(item).toMatchObject({ email: 'ana@example.com', name: 'Ana García', message: 'We manage 40 buildings and would like a demo.' });
+      expect(item.createdAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    }
+    expect(stdout).not.toContain('bo@example.com');
+  });
+
+  it('shows what an erasure would remove with --dry-run, then erases the rows and outbox copies, logging ids and never the address', async () => {
+    const anas = (await ids()).filter((i) => i.email === 'ana@example.com').map((i) => i.id);
+    expect(readdirSync(outbox)).toHaveLength(3);
+
+    const dry = await cli('inquiries', 'erase', '--email', 'ana@example.com', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(lines(dry.stdout).at(-1)).toBe('would erase 2 inquiries, with their outbox copies (dry run: nothing deleted)');
+    expect(await ids()).toHaveLength(3);
+
+    const { code, stdout, stderr } = await cli('inquiries', 'erase', '--email', 'ana@example.com');
+    expect(code).toBe(0);
+    expect(lines(stdout).sort()).toEqual([...anas.map((id) => `erased inquiry ${id}`), 'erased 2 inquiries, with their outbox copies'].sort());
+    const log = JSON.parse(lines(stderr).at(-1)!) as { msg: string; erased: number; ids: string[] };
+    expect(log).toMatchObject({ msg: 'inquiries erased on request', erased: 2 });
+    expect(log.ids.sort()).toEqual([...anas].sort());
+    expect(stdout + stderr).not.toContain('ana@example.com');
+
+    expect((await ids()).map((i) => i.email)).toEqual(['bo@example.com']);
+    expect(readdirSync(outbox)).toHaveLength(1);
+    for (const id of anas) expect(existsSync(join(outbox, `${id}.eml`))).toBe(false);
+    expect(readFileSync(join(space.dir, 'p.sqlite')).includes(Buffer.from('ana@example.com'))).toBe(false);
+  });
+
+  it('erases one inquiry by id', async () => {
+    const [first] = await ids();
+    const { code, stdout } = await cli('inquiries', 'erase', '--id', first!.id);
+    expect(code).toBe(0);
+    expect(lines(stdout).at(-1)).toBe('erased 1 inquiry, with their outbox copies');
+    expect((await ids()).map((i) => i.id)).not.toContain(first!.id);
+    expect(existsSync(join(outbox, `${first!.id}.eml`))).toBe(false);
+  });
+
+  it('needs exactly one of --email and --id, and erases nothing otherwise', async () => {
+    for (const args of [[], ['--email', 'ana@example.com', '--id', 'x']]) {
+      const { code, stderr } = await cli('inquiries', 'erase', ...args);
+      expect(code).toBe(1);
+      expect(lines(stderr)).toEqual(['portico: usage: portico inquiries erase --email ADDRESS | --id ID [--dry-run]']);
+    }
+    expect(await ids()).toHaveLength(3);
+  });
+
+  it('counts what a purge would delete with --dry-run, then purges the rows and their outbox copies', async () => {
+    const dry = await cli('inquiries', 'purge', '--older-than', '0', '--dry-run');
+    expect(dry.stdout).toBe('would purge 3 inquiries older than 0 days, with their outbox copies (dry run: nothing deleted)\n');
+    expect(await ids()).toHaveLength(3);
+    expect((await cli('inquiries', 'purge', '--older-than', '0')).stdout).toBe('purged 3 inquiries older than 0 days, with their outbox copies\n');
+    expect(await ids()).toEqual([]);
+    expect(readdirSync(outbox)).toEqual([]);
+  });
+});
