@@ -3,7 +3,8 @@
 // resolves the client and looks the token up; public clients have no repeatable grant that succeeds).
 // The document is warm in the cache, as it is for every request but the first of each hour.
 import { startDocumentServer } from '../test/support/metadata-document-server.js';
-import { recordAnswer, startPortico, type Running } from './servers.js';
+import { recordAnswer, startPortico } from './servers.js';
+import type { PairContext } from './pairs.js';
 import type { Scenario } from './scenarios.js';
 import type { Load } from './wrk.js';
 
@@ -18,16 +19,8 @@ export interface ClientKindRow {
   ratio: number;
 }
 
-interface Options {
-  dir: string;
-  smtpUrl: string;
-  cpus: string;
-  rounds: number;
-  seconds: number;
-  warmupSeconds: number;
-  running: Running[];
-  load: (server: Running, scenario: Scenario, connections: number, seconds: number) => Promise<Load>;
-}
+/** What a comparison of two nodes needs (bench/pairs.ts), but the scenarios and credentials, made here. */
+type Options = Omit<PairContext, 'chosen' | 'credentials'>;
 
 const REDIRECT = 'https://bench.example/callback';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';

@@ -134,7 +134,7 @@ async function main(): Promise<void> {
     const pairs: PairContext = { chosen, dir, smtpUrl: sink.url, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
     const distributed = await compareDistributed(pairs);
     const metrics = await compareMetrics(pairs);
-    const clientKinds = only?.length ? [] : await compareClientKinds({ dir, smtpUrl: sink.url, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, load });
+    const clientKinds = only?.length ? [] : await compareClientKinds(pairs);
     const mail = await mailThroughput(sink.url);
 
     const peaks = { main: (await memory(portico.pid)).peakMb, limited: (await memory(limited.pid)).peakMb, bare: (await memory(bare.pid)).peakMb };

@@ -39,9 +39,9 @@ describe('portico usage', () => {
   });
 
   it('exits 1 for an unknown subcommand of inquiries', async () => {
-    const { code, stderr } = await space.cli('inquiries', 'export');
+    const { code, stderr } = await space.cli('inquiries', 'frobnicate');
     expect(code).toBe(1);
-    expect(lines(stderr)[0]).toBe('portico: unknown command: inquiries export');
+    expect(lines(stderr)[0]).toBe('portico: unknown command: inquiries frobnicate');
   });
 
   it('exits 1 with one line naming an unknown option', async () => {

@@ -11,7 +11,7 @@ import { contactDeps } from '../../src/deps.js';
 import { deliverWaiting } from '../../src/modules/contact/redeliver.js';
 import { inquiry, startApp, type TestApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 // Near the real time: the receiver refuses a webhook-timestamp more than 5 minutes off its own clock.

@@ -1,10 +1,9 @@
 // Submitting an inquiry: honeypot -> idempotent replay -> human check -> store -> send -> receipt.
 import { hash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../errors.js';
-import type { Clock } from '../../ports/clock.js';
 import { HumanCheckUnavailable, type HumanCheck } from '../../ports/human-check.js';
-import type { Inquiry, InquiryChannel, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
-import { uuidV7, type Random } from '../../ports/random.js';
+import type { Inquiry, InquiryChannel, NewInquiry } from '../../ports/inquiry-store.js';
+import { uuidV7 } from '../../ports/random.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import { acknowledge } from './acknowledgement.js';
 import { attempt, deliver, type DeliveryDeps } from './delivery.js';
