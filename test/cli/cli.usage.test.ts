@@ -1,9 +1,10 @@
 // `portico` usage, unknown commands and options, and the one-line refusal of a bad configuration.
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
+import { lines, ROOT, runCli, workspace, type Workspace } from './cli-harness.js';
 
 let space: Workspace;
 beforeAll(async () => {
@@ -29,6 +30,14 @@ describe('portico usage', () => {
       expect(code).toBe(0);
       expect(stdout).toBe(bare.stdout);
     }
+  });
+
+  it('runs as `npx portico` from the project folder, from the bin npm install links, without fetching anything', async () => {
+    const started = Date.now();
+    const { status, stdout, stderr } = spawnSync('npx', ['--no-install', 'portico', '--help'], { cwd: ROOT, encoding: 'utf8', env: { PATH: process.env.PATH } });
+    expect(status, stderr).toBe(0);
+    expect(stdout).toBe((await space.cli('--help')).stdout);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('exits 1 naming an unknown command on stderr, printing nothing on stdout', async () => {
