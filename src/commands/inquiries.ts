@@ -8,16 +8,25 @@ import { CliError, type Output } from './output.js';
 
 const STATUSES: readonly InquiryStatus[] = ['pending', 'sent', 'failed', 'spam'];
 const DAY_MS = 86_400_000;
+const LIST_PAGE = 500;
 
 export async function listInquiries(deps: Deps, out: Output, options: { status?: string; limit?: string; json?: boolean }): Promise<void> {
   const status = options.status as InquiryStatus | undefined;
   if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
   const limit = positiveInteger('--limit', options.limit ?? '50');
-  const inquiries = await deps.inquiries.list({ status, limit });
   if (options.json) {
-    for (const inquiry of inquiries) out.json(inquiry);
+    // Written a page at a time as it is read: memory stays the same however many are listed.
+    let after: Inquiry | undefined;
+    for (let left = limit; left > 0; ) {
+      const page = await deps.inquiries.list({ status, limit: Math.min(left, LIST_PAGE), after });
+      for (const inquiry of page) out.json(inquiry);
+      if (page.length < Math.min(left, LIST_PAGE)) return;
+      left -= page.length;
+      after = page.at(-1);
+    }
     return;
   }
+  const inquiries = await deps.inquiries.list({ status, limit });
   if (!inquiries.length) return out.line('no inquiries');
   out.table(
     ['ID', 'RECEIVED', 'STATUS', 'TRIES', 'NEXT TRY', 'LANG', 'CHANNEL', 'EMAIL', 'NAME', 'LAST ERROR'],

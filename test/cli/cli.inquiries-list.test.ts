@@ -1,5 +1,9 @@
 // `portico inquiries list` shows stored inquiries (seeded through POST /api/contact) with status, filters and JSON lines.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/adapters/sql/database.js';
+import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
+import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { lines, seedInquiries, workspace, type Seeded, type Workspace } from './cli-harness.js';
 
@@ -105,5 +109,33 @@ describe('portico inquiries list', () => {
     expect(stdout).toBe('');
     expect(lines(stderr)).toHaveLength(1);
     expect(stderr).toMatch(/^portico: --limit must be an integer/);
+  });
+});
+
+describe('portico inquiries list --json over many inquiries', () => {
+  let space: Workspace;
+  const COUNT = 1_203;
+  beforeAll(async () => {
+    space = await workspace();
+    const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
+    await migrateToLatest(db);
+    const store = sqlInquiryStore(db);
+    for (let i = 0; i < COUNT; i++) {
+      await store.create({
+        id: `inquiry-${String(i).padStart(5, '0')}`, createdAt: 1_000 + Math.floor(i / 3), status: 'sent', channel: 'api', name: 'Ana', email: 'ana@example.com',
+        message: 'A demo, please.', locale: 'es', clientId: null, remoteIp: '192.0.2.1', idempotencyKey: null, fingerprint: 'f'.repeat(64),
+      });
+    }
+    await db.destroy();
+  });
+  afterAll(() => space.remove());
+
+  it('writes every inquiry once, newest first, across pages, up to --limit', async () => {
+    const all = lines((await space.cli('inquiries', 'list', '--json', '--limit', '5000')).stdout).map((line) => JSON.parse(line) as { id: string; createdAt: number });
+    expect(all).toHaveLength(COUNT);
+    expect(new Set(all.map((i) => i.id)).size).toBe(COUNT);
+    expect(all.map((i) => i.createdAt)).toEqual([...all.map((i) => i.createdAt)].sort((a, b) => b - a));
+    const some = lines((await space.cli('inquiries', 'list', '--json', '--limit', '1100')).stdout).map((line) => (JSON.parse(line) as { id: string }).id);
+    expect(some).toEqual(all.slice(0, 1100).map((i) => i.id));
   });
 });
