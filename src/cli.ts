@@ -1,123 +1,112 @@
 #!/usr/bin/env -S node --heap-growing-percent=25 --v8-pool-size=1 --no-allocation-site-pretenuring --no-compact-code-space
-// The `portico` command: parses argv, loads the configuration once, dispatches, sets the exit code.
-import { parseArgs } from 'node:util';
+// The `portico` command: commander parses argv (help per command with an example, suggestions for
+// mistyped commands and options, --version); each command reads the configuration once; every
+// failure ends as lines starting `portico:` on stderr and exit code 1.
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
 import { pino } from 'pino';
 import { buildApp } from './app.js';
-import { publicOrigin } from './public-origin.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AppError } from './errors.js';
-import { buildDeps, OUTBOX_DIR, type Deps } from './deps.js';
+import { buildDeps, type Deps } from './deps.js';
+import { check } from './commands/check.js';
 import { listClients, revokeClient } from './commands/clients.js';
 import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
 import { CliError, textOutput, type Output } from './commands/output.js';
-import { openToOthers } from './commands/permissions.js';
 import { eraseInquiries, exportInquiries } from './commands/personal-data.js';
+import { explained } from './commands/start-errors.js';
 import { serve } from './main.js';
 
-const USAGE = `usage: portico <command>
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-  serve                               serve the API (npm start)
-  migrate                             apply pending database migrations
-  clients list [--limit N] [--json]    registered OAuth clients
-  clients revoke ID                   delete a client and every token it holds
-  inquiries list [--status S] [--limit N] [--json]
-  inquiries resend ID [--force]       send a stored inquiry's e-mail again
-  inquiries resend --failed [--since DURATION]
-                                      send every failed inquiry (received within DURATION: 30m, 24h, 7d)
-  inquiries purge --older-than DAYS [--dry-run]
-                                      delete inquiries older than DAYS days, with their outbox copies
-  inquiries export --email ADDRESS    every inquiry from ADDRESS, as JSON (access, portability)
-  inquiries erase --email ADDRESS | --id ID [--dry-run]
-                                      delete them and their outbox copies (erasure)
-  openapi [--yaml]                    print the OpenAPI document
-  check                               validate the configuration and reach the stores`;
+const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
 
-const OPTIONS = {
-  status: { type: 'string' },
-  limit: { type: 'string' },
-  json: { type: 'boolean' },
-  force: { type: 'boolean' },
-  failed: { type: 'boolean' },
-  since: { type: 'string' },
-  'older-than': { type: 'string' },
-  'dry-run': { type: 'boolean' },
-  email: { type: 'string' },
-  id: { type: 'string' },
-  yaml: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-async function run(argv: string[], env: NodeJS.ProcessEnv, out: Output): Promise<void> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  const [command, sub, arg] = positionals;
-  if (values.help || command === undefined || command === 'help') return out.line(USAGE);
-  const config = loadConfig(env);
-  try {
-    return await dispatch(command, sub, arg, values, positionals, config, out);
-  } catch (error) {
-    throw explained(error, config);
-  }
-}
-
-/**
- * A failure to start, as one line naming the resource and the fix: the port in use or forbidden, the
- * PostgreSQL server that does not answer (with its host and port, which the HTTP answers never name).
- */
-function explained(error: unknown, config: Readonly<Config>): unknown {
-  const { code, syscall, port } = (error ?? {}) as NodeJS.ErrnoException & { port?: number };
-  // The public listener, or the metrics one (whose port differs unless both are 0).
-  const [name, host, listening] = config.metrics && port === config.metrics.port ? ['METRICS_PORT', 'METRICS_HOST', config.metrics] : ['PORT', 'HOST', config];
-  if (syscall === 'listen' && code === 'EADDRINUSE') {
-    return new CliError(`port ${listening.port} on ${listening.host} is already in use: stop what listens there, or set ${name} (or ${host}) to another`);
-  }
-  if (syscall === 'listen' && code === 'EACCES') {
-    return new CliError(`may not listen on port ${listening.port} on ${listening.host}: use a port above 1023 (a proxy or the container maps 80 and 443), or set ${host}`);
-  }
-  if (error instanceof AppError && error.code === 'store_unavailable' && config.database.engine === 'postgres') {
-    const url = new URL(config.database.url);
-    const cause = (error.cause as { code?: string } | undefined)?.code;
-    return new CliError(`the PostgreSQL server at ${url.hostname}:${url.port || '5432'} does not answer${cause ? ` (${cause})` : ''}: start it, or correct DATABASE_URL`);
-  }
-  return error;
-}
-
-async function dispatch(
-  command: string,
-  sub: string | undefined,
-  arg: string | undefined,
-  values: ReturnType<typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true; strict: true }>>['values'],
-  positionals: string[],
-  config: Readonly<Config>,
-  out: Output,
-): Promise<void> {
-  if (command === 'serve') return serve(config);
-  if (command === 'openapi') {
-    // The same document the server serves, built on a throwaway in-memory database.
-    return withDeps({ ...config, database: { engine: 'sqlite', path: ':memory:' }, logLevel: 'silent' }, async (deps) => {
-      const app = await buildApp(deps);
-      const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-      await app.close();
-      // Loaded here only: `portico serve` starts without it (docs/performance.md, "Start").
-      const yaml = values.yaml ? await import('yaml') : undefined;
-      out.line(yaml ? yaml.stringify(document, { aliasDuplicateObjects: false }).trimEnd() : JSON.stringify(document, null, 2));
-    });
-  }
+function program(env: NodeJS.ProcessEnv, out: Output): Command {
+  /** The command's work with the configuration read now, its start-up failures explained. */
+  const configured = async (task: (config: Readonly<Config>) => Promise<void>) => {
+    const config = loadConfig(env);
+    try {
+      await task(config);
+    } catch (error) {
+      throw explained(error, config);
+    }
+  };
   // Commands report their own outcome; log lines would only repeat it.
-  const quiet = { ...config, logLevel: 'fatal' };
-  if (command === 'migrate') return withDeps(quiet, async () => out.line('database is up to date'));
-  if (command === 'check') return withDeps(quiet, (deps) => check(deps, out));
-  if (command === 'clients') {
-    if (sub === 'list') return withDeps(quiet, (deps) => listClients(deps, out, values));
-    if (sub === 'revoke') return withDeps(quiet, (deps) => revokeClient(deps, out, arg));
-  }
-  if (command === 'inquiries') {
-    if (sub === 'list') return withDeps(quiet, (deps) => listInquiries(deps, out, values));
-    if (sub === 'resend') return withDeps(quiet, (deps) => resendInquiry(deps, out, arg, values));
-    if (sub === 'purge') return withDeps(quiet, (deps) => purgeInquiries(deps, out, { olderThan: values['older-than'], dryRun: values['dry-run'] }));
-    if (sub === 'export') return withDeps(quiet, (deps) => exportInquiries(deps, out, values));
-    if (sub === 'erase') return withDeps(quiet, (deps) => eraseInquiries(deps, out, { email: values.email, id: values.id, dryRun: values['dry-run'] }));
-  }
-  throw new CliError(`unknown command: ${positionals.join(' ')}\n${USAGE}`);
+  const stored = (task: (deps: Deps) => Promise<void>) => configured((config) => withDeps({ ...config, logLevel: 'fatal' }, task));
+
+  const root = new Command('portico')
+    .description('Portico: the contact, MCP and OAuth API of the product site, and the commands that look after it.\nEvery command reads the environment (and .env) as the server does.')
+    .version(version, '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help for a command')
+    .showSuggestionAfterError()
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => process.stdout.write(text),
+      writeErr: (text) => process.stderr.write(text),
+      outputError: (text, write) => write(text.replace(/^error: /, 'portico: ')),
+    })
+    .addHelpText('after', `${example('portico check', 'portico inquiries list --status failed', 'portico inquiries --help')}\nExit codes: 0 done; 1 refused or failed (a usage mistake, the configuration, a store, a delivery still failing).\n`);
+
+  root.command('serve').description('serve the API (what npm start runs); SIGTERM or SIGINT finish in-flight requests, then exit')
+    .addHelpText('after', example('PORT=8080 portico serve'))
+    .action(() => configured((config) => serve(config)));
+  root.command('migrate').description('apply pending database migrations (they also run at every start)')
+    .addHelpText('after', example('DATABASE_URL=postgres://portico@db/portico portico migrate'))
+    .action(() => stored(async () => out.line('database is up to date')));
+  root.command('check').description('validate the configuration, reach the database, sign in to the mail relay, print a summary')
+    .addHelpText('after', example('APP_ENV=production portico check'))
+    .action(() => stored((deps) => check(deps, out)));
+  root.command('openapi').description('print the OpenAPI document the server serves').option('--yaml', 'as YAML instead of JSON')
+    .addHelpText('after', example('portico openapi --yaml > openapi.yaml'))
+    .action((options: { yaml?: boolean }) => configured((config) => printOpenApi(config, out, options.yaml === true)));
+
+  const clients = root.command('clients').description('registered OAuth clients: list, revoke');
+  clients.command('list').description('registered OAuth clients, newest first (never their secrets)')
+    .option('--limit <n>', 'at most N clients', '100').option('--json', 'one JSON document per line')
+    .addHelpText('after', example('portico clients list --limit 20'))
+    .action((options: { limit: string; json?: boolean }) => stored((deps) => listClients(deps, out, options)));
+  clients.command('revoke').description('delete a client with its codes, grants and tokens').argument('<id>', 'the client_id')
+    .addHelpText('after', example('portico clients revoke 3f1c0c1e-...'))
+    .action((id: string) => stored((deps) => revokeClient(deps, out, id)));
+
+  const inquiries = root.command('inquiries').description('stored inquiries: list, resend, purge, export, erase');
+  inquiries.command('list').description('stored inquiries, newest first')
+    .option('--status <status>', 'only pending, sent, failed or spam').option('--limit <n>', 'at most N inquiries', '50')
+    .option('--format <format>', 'table, json (one array), ndjson (one per line) or csv', 'table').option('--json', 'the same as --format ndjson')
+    .addHelpText('after', example('portico inquiries list --status failed', 'portico inquiries list --limit 10000 --format csv > inquiries.csv'))
+    .action((options: { status?: string; limit: string; format: string; json?: boolean }) =>
+      stored((deps) => listInquiries(deps, out, { ...options, format: options.json ? 'ndjson' : options.format })),
+    );
+  inquiries.command('resend').description('send a stored inquiry again, or every failed one with --failed').argument('[id]', 'the inquiry id')
+    .option('--force', 'send one that was already sent').option('--failed', 'every failed inquiry, a page at a time')
+    .option('--since <duration>', 'with --failed: only those received within it (30m, 24h, 7d)')
+    .addHelpText('after', example('portico inquiries resend --failed --since 24h', 'portico inquiries resend 0190f3a0-... --force'))
+    .action((id: string | undefined, options: { force?: boolean; failed?: boolean; since?: string }) => stored((deps) => resendInquiry(deps, out, id, options)));
+  inquiries.command('purge').description('delete inquiries older than DAYS days, with their outbox copies')
+    .option('--older-than <days>', 'age in days (0: all)').option('--dry-run', 'count them, delete nothing')
+    .addHelpText('after', example('portico inquiries purge --older-than 365 --dry-run'))
+    .action((options: { olderThan?: string; dryRun?: boolean }) => stored((deps) => purgeInquiries(deps, out, options)));
+  inquiries.command('export').description("every inquiry from an address as one JSON document (a request of access or portability)")
+    .option('--email <address>', "the submitter's address")
+    .addHelpText('after', example('portico inquiries export --email ana@example.com > ana.json'))
+    .action((options: { email?: string }) => stored((deps) => exportInquiries(deps, out, options)));
+  inquiries.command('erase').description("delete an address's inquiries (or one by id) and their outbox copies (a request of erasure)")
+    .option('--email <address>', "the submitter's address").option('--id <id>', 'one inquiry').option('--dry-run', 'list them, delete nothing')
+    .addHelpText('after', example('portico inquiries erase --email ana@example.com --dry-run'))
+    .action((options: { email?: string; id?: string; dryRun?: boolean }) => stored((deps) => eraseInquiries(deps, out, options)));
+  return root;
+}
+
+/** The same document the server serves, built on a throwaway in-memory database. */
+async function printOpenApi(config: Readonly<Config>, out: Output, asYaml: boolean): Promise<void> {
+  await withDeps({ ...config, database: { engine: 'sqlite', path: ':memory:' }, logLevel: 'silent' }, async (deps) => {
+    const app = await buildApp(deps);
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    await app.close();
+    // Loaded here only: `portico serve` starts without it (docs/performance.md, "Start").
+    const yaml = asYaml ? await import('yaml') : undefined;
+    out.line(yaml ? yaml.stringify(document, { aliasDuplicateObjects: false }).trimEnd() : JSON.stringify(document, null, 2));
+  });
 }
 
 /** Builds the deps (which applies migrations), runs `task`, and always closes them. */
@@ -129,33 +118,6 @@ async function withDeps(config: Readonly<Config>, task: (deps: Deps) => Promise<
   } finally {
     await deps.close();
   }
-}
-
-async function check(deps: Deps, out: Output): Promise<void> {
-  const { config } = deps;
-  await deps.inquiries.ping();
-  out.line(`environment   ${config.appEnv} at ${config.publicUrl}`);
-  out.line(`clients       ${clientsLine(config.publicUrl)}`);
-  out.line(`database      ${config.database.engine}: answers, migrations applied`);
-  const { smtp, webhook } = config.delivery;
-  if (deps.mailer) {
-    try {
-      await deps.mailer.verify();
-    } catch (error) {
-      throw new CliError(`mail: ${smtp ? `SMTP server ${smtp.host}:${smtp.port}` : 'outbox folder'} not usable: ${(error as Error).message}`);
-    }
-    out.line(`mail          ${smtp ? `SMTP server ${smtp.host}:${smtp.port} answers${smtp.user ? ` and signs in ${smtp.user}` : ''}` : 'outbox folder data/outbox (development)'}; to ${config.mailTo.address}`);
-  }
-  // Not called: any request to it would be an event the receiver has to handle.
-  if (webhook) out.line(`webhook       ${new URL(webhook.url).origin} (signed, Standard Webhooks; not called by check)`);
-  out.line(`turnstile     ${config.turnstile ? `enabled (${config.turnstile.verifyUrl})` : 'disabled'}`);
-  const limits = Object.entries(config.rateLimits).map(([name, l]) => `${name}=${l ? `${l.max}/${l.windowSeconds}s` : 'off'}`);
-  out.line(`rate limits   ${limits.join(' ')}`);
-  // A warning, not a failure: the files were made by an earlier version or by hand, and still work.
-  const wide = await openToOthers(config.database.engine === 'sqlite' ? config.database.path : undefined, deps.mailer && !smtp ? OUTBOX_DIR : undefined);
-  for (const problem of wide) out.line(`permissions   warning: personal data readable by others: ${problem}`);
-  if (!wide.length) out.line(`permissions   data files are the owner's alone (folders 0700, files 0600)`);
-  out.line('ok');
 }
 
 /**
@@ -171,11 +133,17 @@ async function loadDotEnv(): Promise<void> {
   }
 }
 
-/** The address clients must use: the one the metadata names (RFC 9728 section 3.3), not an alias that also answers. */
-function clientsLine(publicUrl: string): string {
-  const aliases = [...publicOrigin(publicUrl).hosts].filter((host) => host !== new URL(publicUrl).host);
-  const also = aliases.length ? `; ${aliases.join(' and ')} answer too, but OAuth clients refuse metadata for another address` : '';
-  return `connect at ${publicUrl} (MCP: ${publicUrl}/mcp), the address the OAuth metadata names${also}`;
+async function run(argv: string[], out: Output): Promise<void> {
+  const root = program(process.env, out);
+  // Bare `portico` is a request for help, not a mistake.
+  if (argv.length === 0) return root.outputHelp();
+  try {
+    await root.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    // Help and --version end the parse with code 0; a usage mistake was already printed by commander.
+    if (error instanceof CommanderError) process.exitCode = error.exitCode;
+    else throw error;
+  }
 }
 
 // A reader that stops early (`portico openapi | head`) closes the pipe: the rest of the output is not
@@ -185,12 +153,11 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 const out = textOutput((text) => process.stdout.write(text));
 loadDotEnv()
-  .then(() => run(process.argv.slice(2), process.env, out))
+  .then(() => run(process.argv.slice(2), out))
   .catch((error: unknown) => {
     if (error instanceof ConfigError) for (const problem of error.problems) process.stderr.write(`portico: invalid configuration: ${problem}\n`);
-    else if (error instanceof CliError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`portico: ${(error as Error).message}\n`);
-    } else if (error instanceof AppError && error.code === 'store_unavailable') {
+    else if (error instanceof CliError) process.stderr.write(`portico: ${error.message}\n`);
+    else if (error instanceof AppError && error.code === 'store_unavailable') {
       // An outage, not a bug: one line an operator can act on.
       process.stderr.write(`portico: ${error.description}\n`);
     } else process.stderr.write(`portico: ${(error as Error).stack ?? String(error)}\n`);

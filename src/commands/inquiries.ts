@@ -4,27 +4,32 @@ import { durationMs } from '../durations.js';
 import { deliver } from '../modules/contact/delivery.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
 import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
+import { csvWriter } from './csv.js';
 import { CliError, type Output } from './output.js';
 
 const STATUSES: readonly InquiryStatus[] = ['pending', 'sent', 'failed', 'spam'];
 const DAY_MS = 86_400_000;
 const LIST_PAGE = 500;
+const FORMATS = ['table', 'json', 'ndjson', 'csv'];
 
-export async function listInquiries(deps: Deps, out: Output, options: { status?: string; limit?: string; json?: boolean }): Promise<void> {
+export async function listInquiries(deps: Deps, out: Output, options: { status?: string; limit?: string; format?: string }): Promise<void> {
   const status = options.status as InquiryStatus | undefined;
   if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
   const limit = positiveInteger('--limit', options.limit ?? '50');
-  if (options.json) {
+  const format = options.format ?? 'table';
+  if (!FORMATS.includes(format)) throw new CliError(`--format must be one of ${FORMATS.join(', ')} (got "${format}")`);
+  if (format !== 'table') {
+    const write = listWriter(format, out);
     // Written a page at a time as it is read: memory stays the same however many are listed.
     let after: Inquiry | undefined;
     for (let left = limit; left > 0; ) {
       const page = await deps.inquiries.list({ status, limit: Math.min(left, LIST_PAGE), after });
-      for (const inquiry of page) out.json(inquiry);
-      if (page.length < Math.min(left, LIST_PAGE)) return;
+      for (const inquiry of page) write.row(inquiry);
+      if (page.length < Math.min(left, LIST_PAGE)) break;
       left -= page.length;
       after = page.at(-1);
     }
-    return;
+    return write.end();
   }
   const inquiries = await deps.inquiries.list({ status, limit });
   if (!inquiries.length) return out.line('no inquiries');
@@ -132,3 +137,33 @@ function positiveInteger(flag: string, raw: string, min = 1): number {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const truncate = (text: string, max: number) => ([...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text);
+
+/** Rows as they come: NDJSON, one JSON array, or CSV with a header. */
+function listWriter(format: string, out: Output): { row(inquiry: Inquiry): void; end(): void } {
+  if (format === 'ndjson') return { row: (inquiry) => out.json(inquiry), end: () => {} };
+  if (format === 'csv') return csvWriter(out, CSV_COLUMNS);
+  let first = true;
+  out.line('[');
+  return {
+    row(inquiry) {
+      out.line(`${first ? '' : ','}${JSON.stringify(inquiry)}`);
+      first = false;
+    },
+    end: () => out.line(']'),
+  };
+}
+
+const CSV_COLUMNS: [string, (inquiry: Inquiry) => string | number | null][] = [
+  ['id', (i) => i.id],
+  ['received', (i) => iso(i.createdAt)],
+  ['status', (i) => i.status],
+  ['channel', (i) => i.channel],
+  ['name', (i) => i.name],
+  ['email', (i) => i.email],
+  ['locale', (i) => i.locale],
+  ['message', (i) => i.message],
+  ['client_id', (i) => i.clientId],
+  ['attempts', (i) => i.attempts],
+  ['sent', (i) => (i.sentAt === null ? null : iso(i.sentAt))],
+  ['last_error', (i) => i.lastError],
+];

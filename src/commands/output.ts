@@ -1,6 +1,8 @@
 // What commands write, and the error that ends one with a message and exit code 1.
 export interface Output {
   line(text: string): void;
+  /** Text as it is, with no line end added (CSV ends its own lines). */
+  raw(text: string): void;
   /** One JSON document on one line, every control character escaped. */
   json(value: unknown): void;
   /** Columns; control characters in cells are shown escaped. */
@@ -21,6 +23,7 @@ export class CliError extends Error {
 export function textOutput(write: (text: string) => void): Output {
   return {
     line: (text) => write(`${text}\n`),
+    raw: write,
     json: (value) => write(`${JSON.stringify(value).replace(NOT_ESCAPED_BY_JSON, escaped)}\n`),
     table(header, unsafe) {
       const rows = unsafe.map((row) => row.map((cell) => cell.replace(CONTROLS, escaped)));

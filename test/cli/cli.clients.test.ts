@@ -71,7 +71,7 @@ describe('portico clients', () => {
     expect(unknown.stderr).toBe('portico: no client no-such-client\n');
     const missing = await ws.cli('clients', 'revoke');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('usage: portico clients revoke ID');
+    expect(missing.stderr).toBe("portico: missing required argument 'id'\n");
   });
 });
 

@@ -139,3 +139,42 @@ describe('portico inquiries list --json over many inquiries', () => {
     expect(some).toEqual(all.slice(0, 1100).map((i) => i.id));
   });
 });
+
+describe('portico inquiries list --format', () => {
+  let space: Workspace;
+  beforeAll(async () => {
+    space = await workspace();
+    const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
+    await migrateToLatest(db);
+    const store = sqlInquiryStore(db);
+    const base = { status: 'sent', channel: 'web', locale: 'es', clientId: null, remoteIp: '192.0.2.1', idempotencyKey: null, fingerprint: 'f'.repeat(64) } as const;
+    await store.create({ ...base, id: 'one', createdAt: 1_000, name: 'García, Ana', email: 'ana@example.com', message: 'Two lines,\nand "quotes".' });
+    await store.create({ ...base, id: 'two', createdAt: 2_000, name: '=HYPERLINK("http://evil.example")', email: 'bot@example.com', message: '+1 call me \u001b[31m' });
+    await db.destroy();
+  });
+  afterAll(() => space.remove());
+
+  it('writes CSV a spreadsheet reads as the data: header, CRLF, quoting, formulas defused, controls escaped', async () => {
+    const { code, stdout } = await space.cli('inquiries', 'list', '--format', 'csv');
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      'id,received,status,channel,name,email,locale,message,client_id,attempts,sent,last_error\r\n' +
+        `two,1970-01-01T00:00:02.000Z,sent,web,"'=HYPERLINK(""http://evil.example"")",bot@example.com,es,'+1 call me \\u001b[31m,,0,,\r\n` +
+        'one,1970-01-01T00:00:01.000Z,sent,web,"García, Ana",ana@example.com,es,"Two lines,\nand ""quotes"".",,0,,\r\n',
+    );
+  });
+
+  it('writes one JSON array with json, and one document a line with ndjson (as --json)', async () => {
+    const array = JSON.parse((await space.cli('inquiries', 'list', '--format', 'json')).stdout) as { id: string }[];
+    expect(array.map((i) => i.id)).toEqual(['two', 'one']);
+    const ndjson = (await space.cli('inquiries', 'list', '--format', 'ndjson')).stdout;
+    expect(lines(ndjson).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['two', 'one']);
+    expect((await space.cli('inquiries', 'list', '--json')).stdout).toBe(ndjson);
+  });
+
+  it('refuses a format it does not know, naming the ones it does', async () => {
+    const { code, stderr } = await space.cli('inquiries', 'list', '--format', 'xml');
+    expect(code).toBe(1);
+    expect(lines(stderr)).toEqual(['portico: --format must be one of table, json, ndjson, csv (got "xml")']);
+  });
+});

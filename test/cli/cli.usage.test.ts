@@ -1,6 +1,6 @@
 // `portico` usage, unknown commands and options, and the one-line refusal of a bad configuration.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +16,34 @@ describe('portico usage', () => {
   it('prints the usage and exits 0 when given no arguments', async () => {
     const { code, stdout, stderr } = await space.cli();
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^usage: portico/);
-    for (const command of ['serve', 'migrate', 'inquiries list', 'inquiries resend ID', 'inquiries purge --older-than DAYS', 'openapi [--yaml]', 'check']) {
-      expect(stdout).toContain(command);
-    }
+    expect(stdout).toMatch(/^Usage: portico/);
+    for (const command of ['serve', 'migrate', 'check', 'openapi', 'clients', 'inquiries', 'Examples:', 'Exit codes:']) expect(stdout).toContain(command);
     expect(stderr).toBe('');
+  });
+
+  it('prints each command group\'s commands, and each command\'s options with an example', async () => {
+    const group = await space.cli('inquiries', '--help');
+    expect(group.code).toBe(0);
+    for (const command of ['list [options]', 'resend [options] [id]', 'purge [options]', 'export [options]', 'erase [options]']) expect(group.stdout).toContain(command);
+    const list = await space.cli('inquiries', 'list', '--help');
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^Usage: portico inquiries list \[options\]/);
+    for (const option of ['--status <status>', '--limit <n>', '--format <format>', 'Examples:', '$ portico inquiries list']) expect(list.stdout).toContain(option);
+    expect((await space.cli('inquiries', 'help', 'list')).stdout).toBe(list.stdout);
+  });
+
+  it('prints its version with --version and -v', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) expect(await space.cli(flag)).toMatchObject({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('suggests the command or option meant by a mistyped one, and exits 1', async () => {
+    const command = await space.cli('inquiries', 'lst');
+    expect(command.code).toBe(1);
+    expect(lines(command.stderr)).toEqual(["portico: unknown command 'lst'", '(Did you mean list?)']);
+    const option = await space.cli('inquiries', 'list', '--limt', '3');
+    expect(option.code).toBe(1);
+    expect(lines(option.stderr)).toEqual(["portico: unknown option '--limt'", '(Did you mean --limit?)']);
   });
 
   it('prints the same usage and exits 0 for --help and -h', async () => {
@@ -44,13 +67,13 @@ describe('portico usage', () => {
     const { code, stdout, stderr } = await space.cli('frobnicate');
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(lines(stderr)[0]).toBe('portico: unknown command: frobnicate');
+    expect(lines(stderr)[0]).toBe("portico: unknown command 'frobnicate'");
   });
 
   it('exits 1 for an unknown subcommand of inquiries', async () => {
     const { code, stderr } = await space.cli('inquiries', 'frobnicate');
     expect(code).toBe(1);
-    expect(lines(stderr)[0]).toBe('portico: unknown command: inquiries frobnicate');
+    expect(lines(stderr)[0]).toBe("portico: unknown command 'frobnicate'");
   });
 
   it('exits 1 with one line naming an unknown option', async () => {
