@@ -103,8 +103,8 @@ describe('portico inquiries list', () => {
     expect(lines(stderr)).toEqual(['portico: --status must be one of pending, sent, failed, spam']);
   });
 
-  it.each(['0', 'abc', '-1'])('exits 1 when --limit is %s', async (limit) => {
-    const { code, stdout, stderr } = await space.cli('inquiries', 'list', `--limit=${limit}`);
+  it.each([['--limit=0'], ['--limit=abc'], ['--limit=-1'], ['--limit', '-3']])('exits 1 naming the bad value of %s %s', async (...args) => {
+    const { code, stdout, stderr } = await space.cli('inquiries', 'list', ...args);
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(lines(stderr)).toHaveLength(1);
