@@ -6,11 +6,11 @@ ARG NODE_SLIM_IMAGE=node:20-bookworm-slim
 # Compile TypeScript and precompress the /docs assets (npm run build), with the dev packages.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-# The sources come before the install: the project lists itself as a dev package (so that `npx portico`
-# works in a clone), and npm 10 prepares that link, which builds, even with --ignore-scripts.
-COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm ci --ignore-scripts --no-audit --no-fund && npm run build
+RUN npm run build
 
 # The packages the server runs with, and nothing else; better-sqlite3 is compiled for this image
 # when no prebuilt binary can be fetched (the full image has the compiler, the slim one does not).

@@ -55,7 +55,7 @@ describe('portico usage', () => {
     }
   });
 
-  it('runs as `npx portico` from the project folder, from the bin npm install links, without fetching anything', { timeout: 60_000 }, async () => {
+  it('runs as `npx portico` from the project folder, from the bin npm install links (tools/link-bin.mjs), without fetching anything', { timeout: 60_000 }, async () => {
     // --no-install: npx may not fetch the project into its cache (or anything else); it fails instead.
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
       const child = spawn('npx', ['--no-install', 'portico', '--help'], { cwd: ROOT, env: { PATH: process.env.PATH } });
