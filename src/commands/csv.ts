@@ -2,7 +2,7 @@
 // quote, a comma or a line break. A field a visitor wrote that starts like a formula (= + - @, or a tab
 // or CR before one) is prefixed with ' so that a spreadsheet shows it instead of running it (OWASP,
 // "CSV Injection").
-import type { Output } from './output.js';
+import { escaped, type Output } from './output.js';
 
 const FORMULA = /^[=+\-@\t\r]/;
 // Line breaks and tabs are data (quoted); any other control character is shown escaped, as the table
@@ -11,7 +11,7 @@ const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u20
 
 function field(value: string | number | null): string {
   if (value === null) return '';
-  let text = String(value).replace(CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  let text = String(value).replace(CONTROLS, escaped);
   if (typeof value === 'string' && FORMULA.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }

@@ -5,11 +5,11 @@ import { deliver } from '../modules/contact/delivery.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
 import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
 import { csvWriter } from './csv.js';
+import { eachInquiry } from './inquiry-pages.js';
 import { CliError, type Output } from './output.js';
 
 const STATUSES: readonly InquiryStatus[] = ['pending', 'sent', 'failed', 'spam'];
 const DAY_MS = 86_400_000;
-const LIST_PAGE = 500;
 const FORMATS = ['table', 'json', 'ndjson', 'csv'];
 
 export async function listInquiries(deps: Deps, out: Output, options: { status?: string; limit?: string; format?: string }): Promise<void> {
@@ -19,16 +19,9 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   const format = options.format ?? 'table';
   if (!FORMATS.includes(format)) throw new CliError(`--format must be one of ${FORMATS.join(', ')} (got "${format}")`);
   if (format !== 'table') {
+    // Written as it is read: memory stays the same however many are listed.
     const write = listWriter(format, out);
-    // Written a page at a time as it is read: memory stays the same however many are listed.
-    let after: Inquiry | undefined;
-    for (let left = limit; left > 0; ) {
-      const page = await deps.inquiries.list({ status, limit: Math.min(left, LIST_PAGE), after });
-      for (const inquiry of page) write.row(inquiry);
-      if (page.length < Math.min(left, LIST_PAGE)) break;
-      left -= page.length;
-      after = page.at(-1);
-    }
+    for await (const inquiry of eachInquiry(deps.inquiries, { status }, limit)) write.row(inquiry);
     return write.end();
   }
   const inquiries = await deps.inquiries.list({ status, limit });
@@ -88,21 +81,15 @@ async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefine
   const since = sinceRaw === undefined ? undefined : deps.clock.now() - sinceMs(sinceRaw);
   const contact = contactDeps(deps);
   let [sent, failed] = [0, 0];
-  let after: Inquiry | undefined;
-  for (;;) {
-    const page = await deps.inquiries.list({ status: 'failed', limit: RESEND_PAGE, since, ...(after ? { after } : {}) });
-    for (const inquiry of page) {
-      const failure = await deliverNow(contact, inquiry.id);
-      if (failure === undefined) {
-        sent++;
-        out.line(`sent    ${inquiry.id}`);
-      } else {
-        failed++;
-        out.line(`failed  ${inquiry.id}: ${failure}`);
-      }
+  for await (const inquiry of eachInquiry(deps.inquiries, { status: 'failed', since }, Infinity, RESEND_PAGE)) {
+    const failure = await deliverNow(contact, inquiry.id);
+    if (failure === undefined) {
+      sent++;
+      out.line(`sent    ${inquiry.id}`);
+    } else {
+      failed++;
+      out.line(`failed  ${inquiry.id}: ${failure}`);
     }
-    if (page.length < RESEND_PAGE) break;
-    after = page.at(-1);
   }
   const summary = `${sent} of ${sent + failed} failed ${sent + failed === 1 ? 'inquiry' : 'inquiries'} delivered to ${destinations(deps)}`;
   if (failed) throw new CliError(`${summary}; ${failed} still failed`);

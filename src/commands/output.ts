@@ -14,7 +14,8 @@ export interface Output {
 // are escaped here the same way, so the line stays valid JSON.
 const NOT_ESCAPED_BY_JSON = /[\u007f-\u009f\u2028\u2029]/g;
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** A control character as the text `\\uXXXX`, for output that a terminal may show. */
+export const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 export class CliError extends Error {
   override name = 'CliError';

