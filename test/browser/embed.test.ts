@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES } from '../../src/modules/contact/schema.js';
 import { embedScript } from '../../src/modules/contact-form/embed-routes.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
-import { freePort, startApp, type TestApp } from '../support/app.js';
+import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
@@ -111,7 +111,7 @@ describe.skipIf(!hasChromium)('<portico-contact-form> on a product site', () => 
     };
     portico = await startApp(env, { port: await freePort() });
     limited = await startApp({ ...env, RATE_LIMITS: 'contact=1/h' }, { port: await freePort() });
-    undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await freePort()}` }, { port: await freePort() });
+    undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await idlePort()}` }, { port: await freePort() });
     stranger = await startApp({ ...env, CONTACT_ALLOWED_ORIGINS: 'https://www.portico.example' }, { port: await freePort() });
     browser = await launchChromium();
   }, 60_000);

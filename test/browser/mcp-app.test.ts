@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwri
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES, type Locale } from '../../src/modules/contact/schema.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
-import { freePort, startApp, type TestApp } from '../support/app.js';
+import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
 import { startExtAppsHost, type ExtAppsHost } from './ext-apps-host.js';
@@ -80,7 +80,7 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
     const env = { MCP_ALLOWED_ORIGINS: hostOrigin, RATE_LIMITS: 'off' };
     api = await startApp({ ...env, SMTP_URL: smtp.url }, { port: await freePort() });
     // A relay that refuses connections: the inquiry is kept and retried, the call answers delivery_failed.
-    undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await freePort()}` }, { port: await freePort() });
+    undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await idlePort()}` }, { port: await freePort() });
     limited = await startApp({ ...env, SMTP_URL: smtp.url, RATE_LIMITS: 'contact=1/h' }, { port: await freePort() });
     validationRefusal = (await callTool(api, { ...GOOD, message: 'a\u000bb', privacy: true })) as Record<string, unknown>;
     browser = await launchChromium();

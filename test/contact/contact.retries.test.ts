@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contactDeps } from '../../src/deps.js';
 import { FIRST_RETRY_MS, MAX_RETRY_MS } from '../../src/modules/contact/delivery.js';
 import { deliverWaiting } from '../../src/modules/contact/redeliver.js';
-import { freePort, inquiry, startApp, type TestApp } from '../support/app.js';
+import { idlePort, inquiry, startApp, type TestApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
 const HOUR = 3_600_000;
@@ -20,7 +20,7 @@ describe('delivery retried in the background', () => {
   const newest = async () => (await api.deps.inquiries.list({ limit: 1 }))[0]!;
 
   beforeAll(async () => {
-    smtpPort = await freePort();
+    smtpPort = await idlePort();
     api = await startApp({ SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, RATE_LIMITS: 'off', MAIL_RETRY_FOR: '6h' }, { clock: { now: () => now } });
   });
   afterEach(async () => {

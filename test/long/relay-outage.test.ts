@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, inquiry } from '../support/app.js';
+import { idlePort, inquiry } from '../support/app.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
@@ -17,7 +17,7 @@ describe('a relay down for a minute', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portico-outage-'));
-    smtpPort = await freePort();
+    smtpPort = await idlePort();
     node = await startServe({
       DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`,
       SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/app.js';
+import { idlePort } from '../support/app.js';
 import { connectionsOn, connectionsTo, openSockets, peakConnectionsDuring, residentMb } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
@@ -85,7 +85,7 @@ describe('a node whose mail server refuses, drops, hangs and goes away', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portico-smtp-faults-'));
-    smtpPort = await freePort();
+    smtpPort = await idlePort();
     smtp = await startSmtpServer('accept', smtpPort);
     node = await startServe({
       DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`,

@@ -86,6 +86,25 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A loopback port where nothing listens and no other test's server will land: below the range the
+ * kernel hands out for port 0 (32768-60999 on Linux), which every test server binds. A relay that is
+ * "down" on it stays refused until this test starts one there; a port from freePort() could be taken
+ * in between by a file running in parallel.
+ */
+export async function idlePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
+
 /** Registers a confidential client and returns the Authorization header of a client-credentials token for `scope`. */
 export async function bearerFor(api: TestApp, scope: string): Promise<{ authorization: string }> {
   const registered = await (await api.post('/oauth/register', { client_name: 'CRM', grant_types: ['client_credentials'] })).json();
