@@ -41,9 +41,8 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   }
   if (metricsServer) app.log.info({ metrics: `http://${config.metrics!.host}:${metricsServer.port}/metrics` }, 'serving metrics');
   app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
-  for (const [name, ms] of [['INQUIRY_RETENTION', config.retention.inquiryMs], ['SPAM_RETENTION', config.retention.spamMs]] as const) {
-    if (ms === undefined) app.log.warn(`${name}=off: ${name === 'SPAM_RETENTION' ? 'spam is' : 'inquiries are'} kept until deleted by hand (portico inquiries purge)`);
-  }
+  if (config.retention.inquiryMs === undefined) app.log.warn('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand (portico inquiries purge)');
+  if (config.retention.spamMs === undefined) app.log.warn('SPAM_RETENTION=off: spam is kept until deleted by hand (portico inquiries purge)');
   if (config.appEnv === 'production' && !config.turnstile) {
     app.log.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
   }
