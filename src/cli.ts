@@ -151,7 +151,7 @@ async function run(argv: string[], out: Output): Promise<void> {
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code !== 'EPIPE') throw error;
 });
-const out = textOutput((text) => process.stdout.write(text));
+const out = textOutput(process.stdout);
 loadDotEnv()
   .then(() => run(process.argv.slice(2), out))
   .catch((error: unknown) => {

@@ -21,7 +21,10 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   if (format !== 'table') {
     // Written as it is read: memory stays the same however many are listed.
     const write = listWriter(format, out);
-    for await (const inquiry of eachInquiry(deps.inquiries, { status }, limit)) write.row(inquiry);
+    for await (const inquiry of eachInquiry(deps.inquiries, { status }, limit)) {
+      write.row(inquiry);
+      await out.drained();
+    }
     return write.end();
   }
   const inquiries = await deps.inquiries.list({ status, limit });

@@ -7,6 +7,11 @@ export interface Output {
   json(value: unknown): void;
   /** Columns; control characters in cells are shown escaped. */
   table(header: string[], rows: string[][]): void;
+  /**
+   * Settles once the reader has taken what was written (at once when it keeps up): a long listing awaits
+   * it as it goes, so a slow reader makes it wait instead of piling the output up in memory.
+   */
+  drained(): Promise<void> | undefined;
 }
 
 // Terminals obey C0 and C1 controls (U+009B is CSI, which starts an escape sequence): what a visitor or a
@@ -21,8 +26,31 @@ export class CliError extends Error {
   override name = 'CliError';
 }
 
-export function textOutput(write: (text: string) => void): Output {
+/** A stream-like destination: the output waits for 'drain' when it says its buffer is full (or until it closes). */
+export interface Destination {
+  write(text: string): unknown;
+  readonly writableNeedDrain?: boolean;
+  once?(event: 'drain' | 'close', listener: () => void): unknown;
+  off?(event: 'drain' | 'close', listener: () => void): unknown;
+}
+
+export function textOutput(destination: Destination | ((text: string) => unknown)): Output {
+  const sink: Destination = typeof destination === 'function' ? { write: destination } : destination;
+  const write = (text: string) => void sink.write(text);
   return {
+    drained() {
+      if (!sink.writableNeedDrain || !sink.once) return undefined;
+      // A reader that went away (EPIPE) closes the stream: no 'drain' ever comes then.
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          sink.off?.('drain', done);
+          sink.off?.('close', done);
+          resolve();
+        };
+        sink.once!('drain', done);
+        sink.once!('close', done);
+      });
+    },
     line: (text) => write(`${text}\n`),
     raw: write,
     json: (value) => write(`${JSON.stringify(value).replace(NOT_ESCAPED_BY_JSON, escaped)}\n`),

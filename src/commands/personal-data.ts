@@ -16,6 +16,7 @@ export async function exportInquiries(deps: Deps, out: Output, options: { email?
     const dates = { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt };
     const readable = Object.fromEntries(Object.entries(dates).map(([key, ms]) => [key, ms === null ? null : new Date(ms).toISOString()]));
     out.line(`${count++ ? ',' : ''}${JSON.stringify({ ...rest, ...readable })}`);
+    await out.drained();
   }
   out.line(']}');
 }

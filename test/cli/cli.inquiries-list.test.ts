@@ -1,11 +1,16 @@
 // `portico inquiries list` shows stored inquiries (seeded through POST /api/contact) with status, filters and JSON lines.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/adapters/sql/database.js';
 import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
 import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
-import { lines, seedInquiries, workspace, type Seeded, type Workspace } from './cli-harness.js';
+import { CLI, lines, ROOT, seedInquiries, workspace, type Seeded, type Workspace } from './cli-harness.js';
 
 /** The table's rows as cells, keyed by the header. */
 function table(stdout: string): Record<string, string>[] {
@@ -178,3 +183,59 @@ describe('portico inquiries list --format', () => {
     expect(lines(stderr)).toEqual(['portico: --format must be one of table, json, ndjson, csv (got "xml")']);
   });
 });
+
+describe('portico inquiries list --format ndjson to a reader slower than the database', () => {
+  let space: Workspace;
+  const COUNT = 20_000;
+  const MESSAGE = 'We would like to see how residents book the shared rooms. '.repeat(65); // about 4 KB
+  beforeAll(async () => {
+    space = await workspace();
+    const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
+    await migrateToLatest(db);
+    const store = sqlInquiryStore(db);
+    for (let first = 0; first < COUNT; first += 500) {
+      await Promise.all(
+        Array.from({ length: 500 }, (_, i) =>
+          store.create({
+            id: `inquiry-${String(first + i).padStart(6, '0')}`, createdAt: 1_000 + first + i, status: 'sent', channel: 'api', name: 'Ana', email: 'ana@example.com',
+            message: MESSAGE, locale: 'es', clientId: null, remoteIp: '192.0.2.1', idempotencyKey: null, fingerprint: 'f'.repeat(64),
+          }),
+        ),
+      );
+    }
+    await db.destroy();
+  });
+  afterAll(() => space.remove());
+
+  it('waits for the reader instead of holding the whole listing (some 80 MB) in memory', async () => {
+    const child = spawn(process.execPath, [join(ROOT, CLI), 'inquiries', 'list', '--format', 'ndjson', '--limit', String(COUNT)], {
+      env: { PATH: process.env.PATH ?? '', ...space.env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout.pause();
+    // The reader takes nothing until the command has stopped working: it is waiting for the pipe, or done.
+    let cpu = -1;
+    for (let now = await cpuTicks(child.pid!); now !== cpu; now = await cpuTicks(child.pid!)) {
+      cpu = now;
+      await delay(400);
+    }
+    const rssMb = await residentMb(child.pid!);
+    let count = 0;
+    for await (const _ of createInterface({ input: child.stdout })) count++;
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(0);
+    expect(count).toBe(COUNT);
+    expect(rssMb).toBeLessThan(130);
+  });
+});
+
+async function cpuTicks(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+async function residentMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) / 1024;
+}
