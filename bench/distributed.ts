@@ -25,6 +25,15 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
+/** A fresh PostgreSQL database and the URL to reach it; dropped by `drop`. Throws when the server is absent. */
+export async function freshPostgresDatabase(label: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `portico_bench_${label}_${randomBytes(6).toString('hex')}`;
+  await admin((client) => client.query(`create database ${name}`));
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(async (client) => void (await client.query(`drop database if exists ${name} with (force)`))) };
+}
+
 /** A fresh database and a key prefix of its own; undefined (with the reason) when either server is absent. */
 export async function distributedStores(): Promise<DistributedStores | string> {
   const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1_000, retryStrategy: () => null });
@@ -36,20 +45,18 @@ export async function distributedStores(): Promise<DistributedStores | string> {
     redis.disconnect();
     return `no Redis answers at ${REDIS_URL}`;
   }
-  const name = `portico_bench_${randomBytes(6).toString('hex')}`;
+  let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   try {
-    await admin((client) => client.query(`create database ${name}`));
+    database = await freshPostgresDatabase('pair');
   } catch (error) {
     redis.disconnect();
     return `PostgreSQL at ${ADMIN_URL}: ${(error as Error).message}`;
   }
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const prefix = `portico-bench-${name}:`;
+  const prefix = `portico-bench-${new URL(database.url).pathname.slice(1)}:`;
   return {
-    env: { DATABASE_URL: url.href, REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMITS: UNREACHED_LIMITS },
+    env: { DATABASE_URL: database.url, REDIS_URL, REDIS_KEY_PREFIX: prefix, RATE_LIMITS: UNREACHED_LIMITS },
     async close() {
-      await admin((client) => client.query(`drop database if exists ${name} with (force)`));
+      await database.drop();
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();

@@ -7,6 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './client-kinds.js';
+import { growthOnEngines, printGrowth, type GrowthContext } from './growth.js';
 import { compareDistributed, compareMetrics, median, printPairs, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
 import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
@@ -68,7 +69,14 @@ async function main(): Promise<void> {
   ensureWrk();
   const dir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
   const running: Running[] = [];
+  const load = (server: Running, scenario: Scenario, connections: number, seconds: number) =>
+    wrk({ url: server.url, request: scenario, connections, seconds, expectedStatus: scenario.expectedStatus, dir, cpus: CLIENT_CPUS });
+  const only = args.only?.split(',').filter(Boolean);
   try {
+    if (only?.includes('growth')) {
+      if (only.length > 1) throw new Error('--only growth runs alone: it fills its own nodes with a year of data');
+      return await growth({ dir, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load });
+    }
     const sink = await startSmtpSink(CLIENT_CPUS);
     running.push(sink);
     const portico = await startPortico({ smtpUrl: sink.url, dir, name: 'main', cpus: SERVER_CPUS });
@@ -79,7 +87,6 @@ async function main(): Promise<void> {
     running.push(bare);
     const instances = { main: portico, limited };
 
-    const only = args.only?.split(',').filter(Boolean);
     const chosen = scenarios(await credentials(portico.url)).filter((s) => !only?.length || only.some((word) => s.name.includes(word)));
     if (chosen.length === 0) throw new Error(`--only ${args.only} matches no scenario`);
     for (const scenario of chosen) {
@@ -87,9 +94,6 @@ async function main(): Promise<void> {
       const answer = await recordAnswer(instances[scenario.instance].url, scenario);
       if (answer.status !== scenario.expectedStatus) throw new Error(`${scenario.name}: Portico answered ${answer.status}, not ${scenario.expectedStatus}: ${answer.body}`);
     }
-
-    const load = (server: Running, scenario: Scenario, connections: number, seconds: number) =>
-      wrk({ url: server.url, request: scenario, connections, seconds, expectedStatus: scenario.expectedStatus, dir, cpus: CLIENT_CPUS });
 
     const rows: Row[] = [];
     for (const scenario of chosen) {
@@ -174,6 +178,16 @@ async function main(): Promise<void> {
     for (const server of running.reverse()) await server.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** `--only growth`: a year of data against none, on each engine; exits non-zero on a missed bar. */
+async function growth(ctx: GrowthContext): Promise<void> {
+  const { reports, missed, skipped } = await growthOnEngines(ctx);
+  for (const report of reports) printGrowth(report);
+  for (const line of skipped) process.stdout.write(`${line}\n`);
+  for (const miss of missed) process.stdout.write(`${QUICK ? 'not judged (--quick)' : 'MISSED'}: ${miss}\n`);
+  if (args.json) await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), node: process.version, growth: reports, missed }, null, 2)}\n`);
+  if (!QUICK && missed.length) process.exitCode = 1;
 }
 
 /** A mail scenario over its budget: more CPU per inquiry, or a slower p99, than a person should feel. */

@@ -65,8 +65,11 @@ async function startFlags(): Promise<string[]> {
   return match[1]!.trim().split(' ').filter(Boolean);
 }
 
-/** `node <npm start's flags> dist/cli.js serve` with its own SQLite file in `dir`, silent logs, and the given extra environment. */
-export async function startPortico(options: { smtpUrl: string; dir: string; name: string; env?: Record<string, string>; cpus?: string }): Promise<Portico> {
+/**
+ * `node <npm start's flags> dist/cli.js serve` with its own SQLite file in `dir`, silent logs, and the given
+ * extra environment. Without `smtpUrl`, mail goes to the outbox folder under `cwd`.
+ */
+export async function startPortico(options: { smtpUrl?: string; dir: string; name: string; env?: Record<string, string>; cpus?: string; cwd?: string }): Promise<Portico> {
   // PUBLIC_URL must be the real origin: /mcp answers only Hosts that name this server (D3).
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -76,14 +79,14 @@ export async function startPortico(options: { smtpUrl: string; dir: string; name
     PORT: String(port),
     PUBLIC_URL: url,
     DATABASE_URL: `sqlite:${join(options.dir, `${options.name}.sqlite`)}`,
-    SMTP_URL: options.smtpUrl,
+    ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     RATE_LIMITS: 'off',
     LOG_LEVEL: 'silent',
     ...options.env,
   };
   const started = performance.now();
   const [command, args] = pinned(options.cpus, process.execPath, [...(await startFlags()), join(ROOT, 'dist', 'cli.js'), 'serve']);
-  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(command, args, { env, cwd: options.cwd ?? ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
   let exited = false;
   child.once('exit', () => (exited = true));
   for (;;) {

@@ -1,0 +1,201 @@
+// `npm run bench -- --only growth`: a node holding a year of a busy site (1M inquiries with their outbox
+// copies, 1M tokens) against an empty one, in the same run, on SQLite and on PostgreSQL: the token and
+// contact rates and p99, then the memory of listing and purging every inquiry, and the p99 of the
+// requests served while the purge runs beside them.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Database } from '../src/config.js';
+import { freshPostgresDatabase } from './distributed.js';
+import { fill } from './fill.js';
+import { median, summarize, type Summary } from './pairs.js';
+import { scenarios, type Credentials, type Scenario } from './scenarios.js';
+import { startPortico, type Running } from './servers.js';
+import type { Load } from './wrk.js';
+
+const ROOT = join(import.meta.dirname, '..');
+export const GROWTH_ROWS = Number(process.env.BENCH_GROWTH_ROWS ?? 1_000_000);
+const SCENARIOS = ['POST /oauth/token (client_credentials, Basic)', 'POST /api/contact (Bearer contact:write)'];
+// The bars: rates within 15% of an empty node, p99 within 2x, purge and listing in bounded memory.
+const MIN_RATE_RATIO = 0.85;
+const MAX_P99_RATIO = 2;
+const PURGE_LIMIT_MB = 200;
+const LIST_LIMIT_MB = 150;
+
+export interface GrowthContext {
+  dir: string;
+  cpus: string;
+  rounds: number;
+  seconds: number;
+  warmupSeconds: number;
+  running: Running[];
+  credentials: (baseUrl: string) => Promise<Credentials>;
+  load: (server: Running, scenario: Scenario, connections: number, seconds: number) => Promise<Load>;
+}
+
+export interface GrowthRow {
+  scenario: string;
+  empty: Summary;
+  full: Summary;
+  /** full ÷ empty, median of the rounds. */
+  rateRatio: number;
+  p99Ratio: number;
+}
+
+export interface GrowthReport {
+  engine: string;
+  rows: number;
+  fillSeconds: number;
+  scenarios: GrowthRow[];
+  list: { lines: number; seconds: number; peakMb: number };
+  purge: { output: string; seconds: number; peakMb: number; outboxLeft: number; p99DuringMs: number; p99BeforeMs: number };
+}
+
+/** A database for each node: SQLite files in their folders, or PostgreSQL databases made by `database`. */
+export type Databases = (name: string, nodeDir: string) => Promise<Database>;
+
+export async function measureGrowth(ctx: GrowthContext, engine: string, databaseFor: Databases): Promise<GrowthReport> {
+  const node = async (name: string) => {
+    const cwd = join(ctx.dir, `growth-${engine}-${name}`);
+    await mkdir(join(cwd, 'data'), { recursive: true });
+    return { cwd, database: await databaseFor(name, cwd) };
+  };
+  const [empty, full] = [await node('empty'), await node('full')];
+  process.stderr.write(`growth on ${engine}: filling a node with ${GROWTH_ROWS} inquiries and ${GROWTH_ROWS} tokens... `);
+  const filling = performance.now();
+  await fill(full.database, { inquiries: GROWTH_ROWS, tokens: GROWTH_ROWS, outboxDir: join(full.cwd, 'data', 'outbox') });
+  const fillSeconds = (performance.now() - filling) / 1000;
+  process.stderr.write(`${fillSeconds.toFixed(0)} s\n`);
+
+  const start = async (name: string, at: { cwd: string; database: Database }) => {
+    const env = { DATABASE_URL: databaseUrl(at.database), LOG_LEVEL: 'silent' };
+    const server = await startPortico({ dir: ctx.dir, name: `growth-${engine}-${name}`, cpus: ctx.cpus, cwd: at.cwd, env });
+    ctx.running.push(server);
+    return { server, env, cwd: at.cwd, scenarios: scenarios(await ctx.credentials(server.url)) };
+  };
+  const sides = [await start('empty', empty), await start('full', full)];
+  const rows: GrowthRow[] = [];
+  for (const name of SCENARIOS) {
+    const pair = sides.map((side) => ({ server: side.server, scenario: side.scenarios.find((s) => s.name === name)! }));
+    process.stderr.write(`${name}, ${engine}, full ÷ empty: `);
+    for (const side of pair) await ctx.load(side.server, side.scenario, 50, ctx.warmupSeconds || 1);
+    const rounds: Load[][] = [];
+    for (let round = 0; round < ctx.rounds; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      const loads: Load[] = [];
+      for (const i of order) loads[i] = await ctx.load(pair[i]!.server, pair[i]!.scenario, 50, ctx.seconds);
+      rounds.push(loads);
+      process.stderr.write(`${(loads[1]!.reqPerSec / loads[0]!.reqPerSec).toFixed(3)} `);
+    }
+    process.stderr.write('\n');
+    const [e, f] = [summarize(rounds.map((r) => r[0]!)), summarize(rounds.map((r) => r[1]!))];
+    rows.push({ scenario: name, empty: e, full: f, rateRatio: median(rounds.map((r) => r[1]!.reqPerSec / r[0]!.reqPerSec)), p99Ratio: f.p99Ms / e.p99Ms });
+  }
+
+  const fullSide = sides[1]!;
+  const cli = (args: string[]) => runCli(args, fullSide.cwd, fullSide.env);
+  process.stderr.write(`listing every inquiry as NDJSON (${engine})... `);
+  const listed = await cli(['inquiries', 'list', '--format', 'ndjson', '--limit', String(GROWTH_ROWS * 2)]);
+  process.stderr.write(`${listed.lines} lines, ${listed.seconds.toFixed(1)} s, ${listed.peakMb.toFixed(0)} MB\n`);
+
+  // The token endpoint writes a row a request: the purge, deleting in the same database, competes with it.
+  const token = fullSide.scenarios.find((s) => s.name === SCENARIOS[0])!;
+  const before = rows[0]!.full.p99Ms;
+  process.stderr.write(`purging every inquiry (${engine}) under token load... `);
+  const purging = cli(['inquiries', 'purge', '--older-than', '0']);
+  let done = false;
+  void purging.finally(() => (done = true)).catch(() => {});
+  const during: Load[] = [];
+  while (!done) during.push(await ctx.load(fullSide.server, token, 50, 1));
+  const purged = await purging;
+  const outboxLeft = (await readdir(join(fullSide.cwd, 'data', 'outbox'))).length;
+  const p99DuringMs = Math.max(...during.map((l) => l.p99Ms));
+  process.stderr.write(`${purged.seconds.toFixed(1)} s, ${purged.peakMb.toFixed(0)} MB, token p99 ${p99DuringMs.toFixed(1)} ms (${before.toFixed(1)} before), ${outboxLeft} outbox files left\n`);
+  return {
+    engine,
+    rows: GROWTH_ROWS,
+    fillSeconds,
+    scenarios: rows,
+    list: { lines: listed.lines, seconds: listed.seconds, peakMb: listed.peakMb },
+    purge: { output: purged.output.trim(), seconds: purged.seconds, peakMb: purged.peakMb, outboxLeft, p99DuringMs, p99BeforeMs: before },
+  };
+}
+
+const databaseUrl = (database: Database) => (database.engine === 'sqlite' ? `sqlite:${database.path}` : database.url);
+
+/** `portico ARGS` as an operator runs it, with its peak resident memory (GNU time's %M); stdout is counted, not kept. */
+async function runCli(args: string[], cwd: string, env: Record<string, string>): Promise<{ lines: number; output: string; seconds: number; peakMb: number }> {
+  const started = performance.now();
+  const child = spawn('/usr/bin/time', ['-f', 'PEAK_KB %M', process.execPath, join(ROOT, 'dist', 'cli.js'), ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let lines = 0;
+  let last = '';
+  const counting = (async () => {
+    for await (const line of createInterface({ input: child.stdout! })) {
+      lines++;
+      last = line;
+    }
+  })();
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
+  const [code] = (await once(child, 'exit')) as [number];
+  await counting;
+  const peak = /PEAK_KB (\d+)/.exec(stderr);
+  if (code !== 0 || !peak) throw new Error(`portico ${args.join(' ')} exited ${code}: ${stderr}`);
+  return { lines, output: last, seconds: (performance.now() - started) / 1000, peakMb: Number(peak[1]) / 1024 };
+}
+
+/** The misses against the bars, one line each. */
+export function growthMisses(report: GrowthReport): string[] {
+  const at = `growth (${report.engine}, ${report.rows} rows)`;
+  return [
+    ...report.scenarios.flatMap((row) => [
+      ...(row.rateRatio < MIN_RATE_RATIO ? [`${at} ${row.scenario}: full ÷ empty rate ${row.rateRatio.toFixed(3)} < ${MIN_RATE_RATIO}`] : []),
+      ...(row.p99Ratio > MAX_P99_RATIO ? [`${at} ${row.scenario}: full ÷ empty p99 ${row.p99Ratio.toFixed(2)} > ${MAX_P99_RATIO}`] : []),
+    ]),
+    ...(report.purge.peakMb >= PURGE_LIMIT_MB ? [`${at}: purge peaked at ${report.purge.peakMb.toFixed(0)} MB >= ${PURGE_LIMIT_MB}`] : []),
+    ...(report.purge.outboxLeft ? [`${at}: purge left ${report.purge.outboxLeft} outbox files`] : []),
+    ...(report.list.peakMb >= LIST_LIMIT_MB ? [`${at}: listing peaked at ${report.list.peakMb.toFixed(0)} MB >= ${LIST_LIMIT_MB}`] : []),
+  ];
+}
+
+export function printGrowth(report: GrowthReport): void {
+  const { engine, rows, fillSeconds, list, purge } = report;
+  process.stdout.write(`\nGrowth on ${engine}: a node holding ${rows} inquiries (with their outbox copies) and ${rows} tokens against an empty one (filled in ${fillSeconds.toFixed(0)} s), 50 connections:\n\n`);
+  process.stdout.write('| scenario | empty req/s | full req/s | rate full ÷ empty | empty p99 ms | full p99 ms | p99 full ÷ empty |\n|---|---|---|---|---|---|---|\n');
+  for (const r of report.scenarios) {
+    process.stdout.write(`| ${r.scenario} | ${r.empty.reqPerSec.toFixed(0)} | ${r.full.reqPerSec.toFixed(0)} | ${r.rateRatio.toFixed(3)} (>= ${MIN_RATE_RATIO}) | ${r.empty.p99Ms.toFixed(1)} | ${r.full.p99Ms.toFixed(1)} | ${r.p99Ratio.toFixed(2)} (<= ${MAX_P99_RATIO}) |\n`);
+  }
+  process.stdout.write(`\ninquiries list --format ndjson: ${list.lines} lines in ${list.seconds.toFixed(1)} s, peak RSS ${list.peakMb.toFixed(0)} MB (bar: < ${LIST_LIMIT_MB})\n`);
+  process.stdout.write(
+    `inquiries purge --older-than 0: "${purge.output}" in ${purge.seconds.toFixed(1)} s, peak RSS ${purge.peakMb.toFixed(0)} MB (bar: < ${PURGE_LIMIT_MB}), ${purge.outboxLeft} outbox files left; token p99 while it ran ${purge.p99DuringMs.toFixed(1)} ms (${purge.p99BeforeMs.toFixed(1)} before)\n`,
+  );
+}
+
+/** The growth scenario on SQLite, then on PostgreSQL when it answers: each report with its misses. */
+export async function growthOnEngines(ctx: GrowthContext): Promise<{ reports: GrowthReport[]; missed: string[]; skipped: string[] }> {
+  const reports = [await measureGrowth(ctx, 'sqlite', async (_, cwd) => ({ engine: 'sqlite', path: join(cwd, 'data', 'portico.sqlite') }))];
+  const skipped: string[] = [];
+  const dropped: (() => Promise<void>)[] = [];
+  try {
+    reports.push(
+      await measureGrowth(ctx, 'postgres', async (name) => {
+        const database = await freshPostgresDatabase(`growth_${name}`);
+        dropped.push(database.drop);
+        return { engine: 'postgres', url: database.url };
+      }),
+    );
+  } catch (error) {
+    if (dropped.length) throw error;
+    skipped.push(`growth on PostgreSQL: not measured (${(error as Error).message})`);
+  } finally {
+    // The servers stop with the others; their databases after them.
+    ctx.running.unshift({ url: '', pid: 0, close: async () => void (await Promise.all(dropped.map((drop) => drop()))) });
+  }
+  return { reports, missed: reports.flatMap(growthMisses), skipped };
+}
