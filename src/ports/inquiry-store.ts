@@ -70,7 +70,7 @@ export interface InquiryStore {
   /** Failed inquiries whose next attempt is due at `now`, the longest due first. */
   listDue(now: number, limit: number): Promise<Inquiry[]>;
   /**
-   * Newest first. `since`: created at or after it. `after`: the page after this inquiry (the last one of
+   * Newest first (by creation time, then by id, the greater first). `since`: created at or after it. `after`: the page after this inquiry (the last one of
    * the previous page), so a long walk holds one page at a time.
    */
   list(query: { status?: InquiryStatus; email?: string; limit: number; since?: number; after?: Pick<Inquiry, 'createdAt' | 'id'> }): Promise<Inquiry[]>;

@@ -151,7 +151,7 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
     });
 
     it('walks a listing a page at a time, after the last row of the previous page, within since', async () => {
-      // Two share a creation time: the order breaks the tie by id.
+      // Two share a creation time: the order breaks the tie by id, the greater first (a later UUID v7).
       for (const [id, createdAt] of [['a', 1_000], ['b', 2_000], ['c', 3_000], ['d', 3_000], ['e', 4_000]] as const) await store.create(inquiry(id, { createdAt }));
       const walked: string[] = [];
       let after;
@@ -161,8 +161,8 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
         if (page.length < 2) break;
         after = page.at(-1);
       }
-      expect(walked).toEqual(['e', 'c', 'd', 'b', 'a']);
-      expect((await store.list({ limit: 10, since: 3_000 })).map((i) => i.id)).toEqual(['e', 'c', 'd']);
+      expect(walked).toEqual(['e', 'd', 'c', 'b', 'a']);
+      expect((await store.list({ limit: 10, since: 3_000 })).map((i) => i.id)).toEqual(['e', 'd', 'c']);
     });
 
     it('answers a ping', async () => {

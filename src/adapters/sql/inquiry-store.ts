@@ -1,6 +1,6 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
-import { sql, type ExpressionBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { Delivered, Inquiry, InquiryFilter, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import { sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { Db } from './database.js';
 import { directSqlite, type DirectSqlite } from './sqlite-direct.js';
 import type { InquiriesTable, Tables } from './schema.js';
@@ -100,12 +100,13 @@ export function sqlInquiryStore(db: Db): InquiryStore {
     },
 
     async list({ status, email, limit, since, after }) {
-      let query = db.selectFrom('inquiries').selectAll().orderBy('created_at', 'desc').orderBy('id').limit(limit);
-      if (status) query = query.where('status', '=', status);
+      let query = db.selectFrom('inquiries').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
+      if (status) query = query.where(STATUS_IS[status]);
       if (email !== undefined) query = query.where('email', '=', email);
       if (since !== undefined) query = query.where('created_at', '>=', since);
-      // The order's next rows: older, or as old with a greater id.
-      if (after) query = query.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+      // The order's next rows, as one row-value comparison: both engines read it as a range of the
+      // created_at index, where an OR of two conditions made SQLite gather and sort every older row.
+      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.createdAt, after.id)));
       return (await query.execute()).map(fromRow);
     },
 
@@ -152,14 +153,22 @@ export function sqlInquiryStore(db: Db): InquiryStore {
   });
 }
 
-/** The filter as a WHERE clause; spam by age reads the partial index inquiries_spam (migration 0005). */
+/** The filter as a WHERE clause. */
 function matching<Q extends SelectQueryBuilder<Tables, 'inquiries', object>>(query: Q, filter: InquiryFilter): Q {
   if ('id' in filter) return query.where('id', '=', filter.id) as Q;
   if ('email' in filter) return query.where('email', '=', filter.email) as Q;
   const old = query.where('created_at', '<', filter.createdBefore) as Q;
-  // A literal, so that both planners can prove the partial index applies.
-  return filter.status === 'spam' ? (old.where(sql<boolean>`status = 'spam'`) as Q) : filter.status ? (old.where('status', '=', filter.status) as Q) : old;
+  return filter.status ? (old.where(STATUS_IS[filter.status]) as Q) : old;
 }
+
+// Literals, not parameters, so that both planners can prove a partial index applies (inquiries_pending,
+// inquiries_spam, inquiries_failed): each status is a small index of its own beside the created_at one.
+const STATUS_IS: Record<InquiryStatus, RawBuilder<boolean>> = {
+  pending: sql`status = 'pending'`,
+  sent: sql`status = 'sent'`,
+  failed: sql`status = 'failed'`,
+  spam: sql`status = 'spam'`,
+};
 
 // The columns of an inquiry's insert on SQLite's hot path, bound by position (faster than by name).
 const INSERT_COLUMNS = Object.keys(toRow({} as NewInquiry));
