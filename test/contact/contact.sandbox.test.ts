@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inquiry, startApp, type TestApp } from '../support/app.js';
+import { outboxPath } from '../support/outbox.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
@@ -49,7 +50,7 @@ describe('APP_ENV=development', () => {
     try {
       expect((await api.post('/api/contact', inquiry({ name: 'Outbox Reader' }))).status).toBe(200);
       const [stored] = await api.deps.inquiries.list({ limit: 1 });
-      const eml = await readFile(`${api.dir}/outbox/${stored!.id}.eml`, 'utf8');
+      const eml = await readFile(outboxPath(`${api.dir}/outbox`, stored!), 'utf8');
       expect(eml).toMatch(/^Subject: Nueva consulta de Outbox Reader \[es\]/m);
       expect(eml).toMatch(/^Reply-To: Outbox Reader <ana@example.com>/m);
       expect(stored?.status).toBe('sent');

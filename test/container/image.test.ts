@@ -68,7 +68,7 @@ describe.skipIf(!images)('the image, with docker run', () => {
     await waitFor('/readyz', () => readyz(PORT));
     await sendInquiry(PORT, 'After Restart');
     expect(storedNames(volume)).toEqual(['After Restart', 'Before Restart']);
-    const outbox = docker(['run', '--rm', '-v', `${volume}:/data`, '--entrypoint', 'ls', images!.portico, '/data/outbox']);
+    const outbox = docker(['run', '--rm', '-v', `${volume}:/data`, '--entrypoint', 'find', images!.portico, '/data/outbox', '-name', '*.eml']);
     expect(outbox.trim().split('\n').filter((file) => file.endsWith('.eml'))).toHaveLength(2);
   });
 

@@ -5,7 +5,7 @@ import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inquiry, startApp, type TestApp } from '../support/app.js';
-import { workspace, type Workspace } from '../cli/cli-harness.js';
+import { runCli, workspace, type Workspace } from '../cli/cli-harness.js';
 
 const mode = async (path: string) => ((await stat(path)).mode & 0o777).toString(8);
 
@@ -29,8 +29,26 @@ describe('files of personal data', () => {
     expect(await mode(data)).toBe('700');
     for (const file of ['portico.sqlite', 'portico.sqlite-wal', 'portico.sqlite-shm']) expect([file, await mode(join(data, file))]).toEqual([file, '600']);
     expect(await mode(join(data, 'outbox'))).toBe('700');
-    const [message] = await readdir(join(data, 'outbox'));
-    expect(await mode(join(data, 'outbox', message!))).toBe('600');
+    const [day] = await readdir(join(data, 'outbox'));
+    expect(day).toBe(new Date().toISOString().slice(0, 10));
+    expect(await mode(join(data, 'outbox', day!))).toBe('700');
+    const [message] = await readdir(join(data, 'outbox', day!));
+    expect(await mode(join(data, 'outbox', day!, message!))).toBe('600');
+  });
+
+  it('an outbox with wider day folders or messages is named by portico check, with one chmod for them all', async () => {
+    const cwd = join(ws.dir, 'elsewhere');
+    const day = join(cwd, 'data', 'outbox', '2026-01-02');
+    await mkdir(day, { recursive: true, mode: 0o700 });
+    await chmod(day, 0o755);
+    for (const name of ['a.eml', 'b.eml']) {
+      await writeFile(join(day, name), 'Subject: x\r\n\r\n');
+      await chmod(join(day, name), 0o644);
+    }
+    await writeFile(join(cwd, 'data', 'outbox', 'flat.eml'), 'Subject: x\r\n\r\n', { mode: 0o600 });
+    const { code, stdout } = await runCli(['check'], ws.env, cwd);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`personal data readable by others: 1 day folder and 2 messages in ${join('data', 'outbox')} open to others: chmod -R go= ${join('data', 'outbox')}`);
   });
 
   it('wider ones are named by portico check, with the chmod that fixes each; it still says ok', async () => {
