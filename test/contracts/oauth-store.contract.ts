@@ -215,6 +215,19 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
       expect(await store.getClient('c1')).toBeDefined();
     });
 
+    it('purges grants left with no token and no code an hour after they were made, however many, and keeps the others', async () => {
+      const EMPTY = 1_203; // more than two batches
+      for (let i = 0; i < EMPTY; i++) await store.createGrant(grant(`empty${i}`));
+      await store.createGrant(grant('with-token'));
+      await store.saveTokens([token('live', { grantId: 'with-token', expiresAt: 10 * HOUR })]);
+      await store.createCode(code('pending', 'with-code', 10 * HOUR), grant('with-code'));
+      const keep = { neverUsedClientMs: 1e12, unusedClientMs: 1e12 };
+      expect(await store.purgeExpired(2 * HOUR, keep)).toBe(EMPTY);
+      expect(await store.purgeExpired(2 * HOUR, keep)).toBe(0);
+      await store.revokeGrant('with-token', 3 * HOUR);
+      expect(await store.isGrantRevoked('with-token')).toBe(true);
+    });
+
     it('purges expired tokens and codes, never-used clients after a day, unused ones after the idle limit', async () => {
       const day = 24 * HOUR;
       await store.createClient(client('fresh', { createdAt: 10 * day }));

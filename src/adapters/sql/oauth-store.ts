@@ -1,4 +1,5 @@
 // OAuthStore over Kysely: clients, consents, codes, grants and tokens, keyed by SHA-256 hashes.
+import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { sql, type Selectable, type Transaction } from 'kysely';
 import type { OAuthStore, Token, TokenState } from '../../ports/oauth-store.js';
 import { batchedWrites } from './batched-writes.js';
@@ -196,7 +197,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
             .executeTakeFirst();
           removed += Number(result.numDeletedRows);
           if (Number(result.numDeletedRows) < PURGE_BATCH) return;
-          await new Promise((resolve) => setImmediate(resolve));
+          await yieldToOthers();
         }
       };
       await batch('oauth_tokens', 'token_hash');
@@ -214,14 +215,21 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         .limit(PURGE_BATCH)
         .execute();
       for (const { client_id } of stale) if (await store.deleteClient(client_id)) removed++;
-      // Grants with no token left and no pending code are history.
-      const emptied = await db
-        .deleteFrom('oauth_grants')
-        .where('grant_id', 'not in', db.selectFrom('oauth_tokens').select('grant_id'))
-        .where('grant_id', 'not in', db.selectFrom('oauth_codes').select('grant_id'))
-        .where('created_at', '<', now - 3_600_000)
-        .executeTakeFirst();
-      return removed + Number(emptied.numDeletedRows);
+      // Grants with no token left and no pending code are history. NOT EXISTS reads the grant_id indexes
+      // row by row; NOT IN would first gather every token's grant in memory.
+      const empty = db
+        .selectFrom('oauth_grants as g')
+        .select('g.grant_id')
+        .where('g.created_at', '<', now - 3_600_000)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_tokens as t').select('t.grant_id').whereRef('t.grant_id', '=', 'g.grant_id'))))
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_codes as c').select('c.grant_id').whereRef('c.grant_id', '=', 'g.grant_id'))))
+        .limit(PURGE_BATCH);
+      for (;;) {
+        const emptied = Number((await db.deleteFrom('oauth_grants').where('grant_id', 'in', empty).executeTakeFirst()).numDeletedRows);
+        removed += emptied;
+        if (emptied < PURGE_BATCH) return removed;
+        await yieldToOthers();
+      }
     },
     async ping() {
       await sql`select 1`.execute(db);
