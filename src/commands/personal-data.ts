@@ -25,16 +25,30 @@ export async function exportInquiries(deps: Deps, out: Output, options: { email?
 export async function eraseInquiries(deps: Deps, out: Output, options: { email?: string; id?: string; dryRun?: boolean }): Promise<void> {
   if ((options.email === undefined) === (options.id === undefined)) throw new CliError('usage: portico inquiries erase --email ADDRESS | --id ID [--dry-run]');
   const filter: InquiryFilter = options.email !== undefined ? { email: options.email } : { id: options.id! };
+  const noun = (n: number) => `${n} ${n === 1 ? 'inquiry' : 'inquiries'}`;
   if (options.dryRun) {
-    const found = await deps.inquiries.idsMatching(filter, Number.MAX_SAFE_INTEGER);
-    for (const id of found) out.line(`would erase inquiry ${id}`);
-    return out.line(`would erase ${found.length} ${found.length === 1 ? 'inquiry' : 'inquiries'}, with their outbox copies (dry run: nothing deleted)`);
+    let found = 0;
+    for await (const id of matchingIds(deps, options)) {
+      found++;
+      out.line(`would erase inquiry ${id}`);
+      await out.drained();
+    }
+    return out.line(`would erase ${noun(found)}, with their outbox copies (dry run: nothing deleted)`);
   }
-  const erased: string[] = [];
-  const count = await forgetInquiries(deps, filter, (ids) => erased.push(...ids));
+  // The record of an erasure names what went, never whose it was: a line a batch, so it stays bounded too.
+  const log = deps.logger.child({ by: options.email !== undefined ? 'email' : 'id' }, { level: 'info' });
+  const count = await forgetInquiries(deps, filter, (ids) => {
+    for (const id of ids) out.line(`erased inquiry ${id}`);
+    if (ids.length) log.info({ erased: ids.length, ids }, 'inquiries erased on request');
+  });
   await deps.inquiries.dropDeletedCopies();
-  for (const id of erased) out.line(`erased inquiry ${id}`);
-  out.line(`erased ${count} ${count === 1 ? 'inquiry' : 'inquiries'}, with their outbox copies`);
-  // The record of an erasure names what went, never whose it was.
-  deps.logger.child({}, { level: 'info' }).info({ erased: count, ids: erased, by: options.email !== undefined ? 'email' : 'id' }, 'inquiries erased on request');
+  if (!count) log.info({ erased: 0, ids: [] }, 'inquiries erased on request');
+  out.line(`erased ${noun(count)}, with their outbox copies`);
+}
+
+/** The ids an erasure would take, a page at a time. */
+async function* matchingIds(deps: Deps, options: { email?: string; id?: string }): AsyncGenerator<string> {
+  if (options.email !== undefined) {
+    for await (const inquiry of eachInquiry(deps.inquiries, { email: options.email })) yield inquiry.id;
+  } else if (await deps.inquiries.get(options.id!)) yield options.id!;
 }
