@@ -5,7 +5,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { pino } from 'pino';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AppError } from './errors.js';
 import { buildDeps, type Deps } from './deps.js';
@@ -15,7 +14,6 @@ import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiri
 import { CliError, textOutput, type Output } from './commands/output.js';
 import { eraseInquiries, exportInquiries } from './commands/personal-data.js';
 import { explained } from './commands/start-errors.js';
-import { serve } from './main.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -49,7 +47,8 @@ function program(env: NodeJS.ProcessEnv, out: Output): Command {
 
   root.command('serve').description('serve the API (what npm start runs); SIGTERM or SIGINT finish in-flight requests, then exit')
     .addHelpText('after', example('PORT=8080 portico serve'))
-    .action(() => configured((config) => serve(config)));
+    // The server's modules load only for the commands that need them: the data commands stay small.
+    .action(() => configured(async (config) => (await import('./main.js')).serve(config)));
   root.command('migrate').description('apply pending database migrations (they also run at every start)')
     .addHelpText('after', example('DATABASE_URL=postgres://portico@db/portico portico migrate'))
     .action(() => stored(async () => out.line('database is up to date')));
@@ -100,7 +99,7 @@ function program(env: NodeJS.ProcessEnv, out: Output): Command {
 /** The same document the server serves, built on a throwaway in-memory database. */
 async function printOpenApi(config: Readonly<Config>, out: Output, asYaml: boolean): Promise<void> {
   await withDeps({ ...config, database: { engine: 'sqlite', path: ':memory:' }, logLevel: 'silent' }, async (deps) => {
-    const app = await buildApp(deps);
+    const app = await (await import('./app.js')).buildApp(deps);
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     await app.close();
     // Loaded here only: `portico serve` starts without it (docs/performance.md, "Start").
