@@ -27,6 +27,8 @@ const LIST_LIMIT_MB = 150;
 export interface GrowthContext {
   dir: string;
   cpus: string;
+  /** wrk's cores, where the commands run too. */
+  clientCpus: string;
   rounds: number;
   seconds: number;
   warmupSeconds: number;
@@ -95,7 +97,7 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
   }
 
   const fullSide = sides[1]!;
-  const cli = (args: string[]) => runCli(args, fullSide.cwd, fullSide.env);
+  const cli = (args: string[]) => runCli(args, fullSide.cwd, fullSide.env, ctx.clientCpus);
   process.stderr.write(`listing every inquiry as NDJSON (${engine})... `);
   const listed = await cli(['inquiries', 'list', '--format', 'ndjson', '--limit', String(GROWTH_ROWS * 2)]);
   process.stderr.write(`${listed.lines} lines, ${listed.seconds.toFixed(1)} s, ${listed.peakMb.toFixed(0)} MB\n`);
@@ -125,10 +127,13 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
 
 const databaseUrl = (database: Database) => (database.engine === 'sqlite' ? `sqlite:${database.path}` : database.url);
 
-/** `portico ARGS` as an operator runs it, with its peak resident memory (GNU time's %M); stdout is counted, not kept. */
-async function runCli(args: string[], cwd: string, env: Record<string, string>): Promise<{ lines: number; output: string; seconds: number; peakMb: number }> {
+/**
+ * `portico ARGS` as an operator runs it, with its peak resident memory (GNU time's %M); stdout is counted,
+ * not kept. It runs on wrk's cores: what the served requests feel is then the database, not a stolen CPU.
+ */
+async function runCli(args: string[], cwd: string, env: Record<string, string>, cpus: string): Promise<{ lines: number; output: string; seconds: number; peakMb: number }> {
   const started = performance.now();
-  const child = spawn('/usr/bin/time', ['-f', 'PEAK_KB %M', process.execPath, join(ROOT, 'dist', 'cli.js'), ...args], {
+  const child = spawn('taskset', ['-c', cpus, '/usr/bin/time', '-f', 'PEAK_KB %M', process.execPath, join(ROOT, 'dist', 'cli.js'), ...args], {
     cwd,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -177,25 +182,30 @@ export function printGrowth(report: GrowthReport): void {
   );
 }
 
-/** The growth scenario on SQLite, then on PostgreSQL when it answers: each report with its misses. */
-export async function growthOnEngines(ctx: GrowthContext): Promise<{ reports: GrowthReport[]; missed: string[]; skipped: string[] }> {
-  const reports = [await measureGrowth(ctx, 'sqlite', async (_, cwd) => ({ engine: 'sqlite', path: join(cwd, 'data', 'portico.sqlite') }))];
+export const ENGINES = ['sqlite', 'postgres'] as const;
+export type Engine = (typeof ENGINES)[number];
+
+/** The growth scenario on each engine asked for (PostgreSQL when it answers): the reports and their misses. */
+export async function growthOnEngines(ctx: GrowthContext, engines: readonly Engine[]): Promise<{ reports: GrowthReport[]; missed: string[]; skipped: string[] }> {
+  const reports: GrowthReport[] = [];
   const skipped: string[] = [];
   const dropped: (() => Promise<void>)[] = [];
-  try {
-    reports.push(
-      await measureGrowth(ctx, 'postgres', async (name) => {
-        const database = await freshPostgresDatabase(`growth_${name}`);
-        dropped.push(database.drop);
-        return { engine: 'postgres', url: database.url };
-      }),
-    );
-  } catch (error) {
-    if (dropped.length) throw error;
-    skipped.push(`growth on PostgreSQL: not measured (${(error as Error).message})`);
-  } finally {
-    // The servers stop with the others; their databases after them.
-    ctx.running.unshift({ url: '', pid: 0, close: async () => void (await Promise.all(dropped.map((drop) => drop()))) });
+  // The servers stop with the others; their databases after them.
+  ctx.running.unshift({ url: '', pid: 0, close: async () => void (await Promise.all(dropped.map((drop) => drop()))) });
+  if (engines.includes('sqlite')) reports.push(await measureGrowth(ctx, 'sqlite', async (_, cwd) => ({ engine: 'sqlite', path: join(cwd, 'data', 'portico.sqlite') })));
+  if (engines.includes('postgres')) {
+    try {
+      reports.push(
+        await measureGrowth(ctx, 'postgres', async (name) => {
+          const database = await freshPostgresDatabase(`growth_${name}`);
+          dropped.push(database.drop);
+          return { engine: 'postgres', url: database.url };
+        }),
+      );
+    } catch (error) {
+      if (dropped.length) throw error;
+      skipped.push(`growth on PostgreSQL: not measured (${(error as Error).message})`);
+    }
   }
   return { reports, missed: reports.flatMap(growthMisses), skipped };
 }

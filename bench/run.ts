@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --json FILE] [-- --only word,word]`
+// `npm run bench [-- --quick] [-- --json FILE] [-- --only word,word]`; `--only growth[-sqlite|-postgres]` alone: see growth.ts
 // Portico side by side with a bare node:http server answering the same bytes, driven alternately by wrk,
 // both servers pinned to one core and wrk to the other. Ratios of medians, never absolutes: the machines
 // are shared and noisy. See docs/performance.md.
@@ -7,7 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './client-kinds.js';
-import { growthOnEngines, printGrowth, type GrowthContext } from './growth.js';
+import { ENGINES, growthOnEngines, printGrowth, type Engine, type GrowthContext } from './growth.js';
 import { compareDistributed, compareMetrics, median, printPairs, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
 import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
@@ -73,9 +73,13 @@ async function main(): Promise<void> {
     wrk({ url: server.url, request: scenario, connections, seconds, expectedStatus: scenario.expectedStatus, dir, cpus: CLIENT_CPUS });
   const only = args.only?.split(',').filter(Boolean);
   try {
-    if (only?.includes('growth')) {
-      if (only.length > 1) throw new Error('--only growth runs alone: it fills its own nodes with a year of data');
-      return await growth({ dir, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load });
+    const growthWord = only?.find((word) => word.startsWith('growth'));
+    if (growthWord) {
+      if (only!.length > 1) throw new Error('--only growth runs alone: it fills its own nodes with a year of data');
+      const engines = growthWord === 'growth' ? ENGINES : ENGINES.filter((engine) => growthWord === `growth-${engine}`);
+      if (!engines.length) throw new Error(`--only ${growthWord}: say growth, growth-sqlite or growth-postgres`);
+      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+      return await growth(ctx, engines);
     }
     const sink = await startSmtpSink(CLIENT_CPUS);
     running.push(sink);
@@ -181,8 +185,8 @@ async function main(): Promise<void> {
 }
 
 /** `--only growth`: a year of data against none, on each engine; exits non-zero on a missed bar. */
-async function growth(ctx: GrowthContext): Promise<void> {
-  const { reports, missed, skipped } = await growthOnEngines(ctx);
+async function growth(ctx: GrowthContext, engines: readonly Engine[]): Promise<void> {
+  const { reports, missed, skipped } = await growthOnEngines(ctx, engines);
   for (const report of reports) printGrowth(report);
   for (const line of skipped) process.stdout.write(`${line}\n`);
   for (const miss of missed) process.stdout.write(`${QUICK ? 'not judged (--quick)' : 'MISSED'}: ${miss}\n`);
