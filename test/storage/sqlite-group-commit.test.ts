@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
@@ -71,6 +72,38 @@ describe('SQLite group commit', () => {
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it("waits for another process's write lock without stopping the event loop, then commits", async () => {
+    const other = new SQLite(join(dir, 'portico.sqlite'));
+    try {
+      other.exec('begin immediate');
+      const store = sqlInquiryStore(db);
+      const stored = store.create(inquiry('while-locked'));
+      // Timers still fire while the write waits: SQLite's busy handler would have slept in this thread.
+      const started = performance.now();
+      await sleep(20);
+      expect(performance.now() - started).toBeLessThan(200);
+      other.exec('commit');
+      await expect(stored).resolves.toBe(true);
+      expect(await store.get('while-locked')).toMatchObject({ id: 'while-locked' });
+    } finally {
+      other.close();
+    }
+  });
+
+  it('gives up a write after five seconds of another process holding the lock, as busy_timeout did', async () => {
+    const other = new SQLite(join(dir, 'portico.sqlite'));
+    try {
+      other.exec('begin immediate');
+      const started = performance.now();
+      await expect(sqlInquiryStore(db).create(inquiry('never'))).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(4_900);
+      other.exec('rollback');
+      expect(await sqlInquiryStore(db).get('never')).toBeUndefined();
+    } finally {
+      other.close();
+    }
+  }, 10_000);
 
   it('settles each write of a group on its own: a duplicate key fails alone, the rest are stored', async () => {
     const oauth = sqlOAuthStore(db);

@@ -179,9 +179,13 @@ const MARK_SENT_SQL =
 const MARK_FAILED_SQL =
   "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
 
-/** The contact endpoint's writes on SQLite, run directly and committed in groups (sqlite-direct.ts). */
-function sqliteHotPath(direct: DirectSqlite): Pick<InquiryStore, 'create' | 'markSent' | 'markFailed'> {
+/**
+ * The contact endpoint's writes on SQLite, run directly and committed in groups (sqlite-direct.ts); and
+ * deletions, so that a purge beside a serving node asks for the write lock as often as the node does.
+ */
+function sqliteHotPath(direct: DirectSqlite): Pick<InquiryStore, 'create' | 'markSent' | 'markFailed' | 'deleteIds'> {
   return {
+    deleteIds: async (ids) => (ids.length ? direct.write(() => direct.statement(`delete from inquiries where id in (${ids.map(() => '?').join(', ')})`).run(...ids).changes) : 0),
     create: (inquiry, claimAt) =>
       direct.write(() => direct.statement(INSERT_SQL).run(...Object.values(toRow(inquiry, claimAt))).changes === 1),
     markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),

@@ -47,7 +47,15 @@ interface Queued {
   run(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** When it was queued: a write waits for another process's lock BUSY_WAIT_MS at most. */
+  queuedAt: number;
 }
+
+// Another process (a command such as `portico inquiries purge`) may hold the write lock. SQLite's own
+// busy handler would sleep in this thread, the event loop with it, by steps that grow to 100 ms; the
+// group commit asks without waiting and tries again a millisecond later, so that only the writes wait.
+const BUSY_WAIT_MS = 5_000;
+const BUSY_RETRY_MS = 1;
 
 // A commit appends every page it touched to the WAL: many small writes in one commit touch the same
 // few pages. Measured on the token table: 35 us a row committed alone, 8 us in commits of 50.
@@ -81,6 +89,22 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
     }
   });
 
+  const noWait = sqlite.prepare('pragma busy_timeout = 0');
+  const restoreWait = sqlite.prepare(`pragma busy_timeout = ${sqlite.pragma('busy_timeout', { simple: true }) as number}`);
+  /** BEGIN IMMEDIATE without SQLite's sleeping busy handler: the SQLITE_BUSY error when another process holds the lock. */
+  const tryCommit = (slice: Queued[], results: { ok: boolean; value: unknown }[]): Error | undefined => {
+    noWait.run();
+    try {
+      commit.immediate(slice, results);
+      return undefined;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_BUSY' && results.length === 0) return error as Error;
+      throw error;
+    } finally {
+      restoreWait.run();
+    }
+  };
+
   const flush = () => {
     const batch = queue;
     queue = [];
@@ -91,9 +115,20 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
         const slice = batch.slice(i, i + MAX_WRITES_PER_COMMIT);
         const results: { ok: boolean; value: unknown }[] = [];
         try {
-          // BEGIN IMMEDIATE: the write lock is taken once for the batch (waiting busy_timeout for
-          // another process), so a busy database fails the whole batch, never one write after another.
-          commit.immediate(slice, results);
+          // BEGIN IMMEDIATE: the write lock is taken once for the batch, so a busy database delays or
+          // fails the whole batch, never one write after another.
+          const busy = tryCommit(slice, results);
+          if (busy) {
+            const now = performance.now();
+            const waited = slice.filter((write) => now - write.queuedAt >= BUSY_WAIT_MS);
+            for (const write of waited) write.reject(busy);
+            const waiting = [...slice.filter((write) => !waited.includes(write)), ...batch.slice(i + MAX_WRITES_PER_COMMIT)];
+            if (waiting.length) {
+              if (!queue.length) setTimeout(flush, BUSY_RETRY_MS);
+              queue = [...waiting, ...queue];
+            }
+            return;
+          }
         } catch (error) {
           for (const write of slice) write.reject(error);
           continue;
@@ -126,7 +161,7 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
           if (wait > 0) setTimeout(flush, wait);
           else setImmediate(flush);
         }
-        queue.push({ run, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ run, resolve: resolve as (value: unknown) => void, reject, queuedAt: performance.now() });
       });
     },
   };
