@@ -2,8 +2,9 @@
 // node's database (through its schema and migrations, not HTTP), shaped as a busy site leaves them.
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { sql } from 'kysely';
+import { copyPath } from '../src/adapters/mail/outbox-mailer.js';
 import { openDatabase, type Db } from '../src/adapters/sql/database.js';
 import { migrateToLatest } from '../src/adapters/sql/migrations.js';
 import type { Database } from '../src/config.js';
@@ -29,7 +30,6 @@ export async function fill(database: Database, what: Fill, now = Date.now()): Pr
   const db = openDatabase(database);
   try {
     await migrateToLatest(db);
-    if (what.outboxDir) await mkdir(what.outboxDir, { recursive: true });
     await fillInquiries(db, what.inquiries, now, what.outboxDir);
     await fillTokens(db, what.tokens, now);
     if (database.engine === 'postgres') await sql`analyze`.execute(db);
@@ -74,7 +74,11 @@ async function fillInquiries(db: Db, count: number, now: number, outboxDir: stri
       });
     }
     await db.insertInto('inquiries').values(rows).execute();
-    if (outboxDir) await Promise.all(rows.filter((row) => row.status === 'sent').map((row) => writeFile(join(outboxDir, `${row.id}.eml`), EML)));
+    if (outboxDir) {
+      const paths = rows.filter((row) => row.status === 'sent').map((row) => copyPath(outboxDir, row.id));
+      for (const folder of new Set(paths.map(dirname))) await mkdir(folder, { recursive: true });
+      await Promise.all(paths.map((path) => writeFile(path, EML)));
+    }
   }
 }
 

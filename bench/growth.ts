@@ -2,7 +2,7 @@
 // copies, 1M tokens) against an empty one, in the same run, on SQLite and on PostgreSQL: the token and
 // contact rates and p99, then the memory of listing and purging every inquiry, and the p99 of the
 // requests served while the purge runs beside them.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,6 +29,8 @@ export interface GrowthContext {
   cpus: string;
   /** wrk's cores, where the commands run too. */
   clientCpus: string;
+  /** The nodes deliver by SMTP, as production does (it refuses the outbox); the fill's outbox copies are there for the purge. */
+  smtpUrl: string;
   rounds: number;
   seconds: number;
   warmupSeconds: number;
@@ -68,12 +70,14 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
   process.stderr.write(`growth on ${engine}: filling a node with ${GROWTH_ROWS} inquiries and ${GROWTH_ROWS} tokens... `);
   const filling = performance.now();
   await fill(full.database, { inquiries: GROWTH_ROWS, tokens: GROWTH_ROWS, outboxDir: join(full.cwd, 'data', 'outbox') });
+  // The fill's writes reach the disk before anything is measured, not while it is.
+  execFileSync('sync');
   const fillSeconds = (performance.now() - filling) / 1000;
   process.stderr.write(`${fillSeconds.toFixed(0)} s\n`);
 
   const start = async (name: string, at: { cwd: string; database: Database }) => {
     const env = { DATABASE_URL: databaseUrl(at.database), LOG_LEVEL: 'silent' };
-    const server = await startPortico({ dir: ctx.dir, name: `growth-${engine}-${name}`, cpus: ctx.cpus, cwd: at.cwd, env });
+    const server = await startPortico({ smtpUrl: ctx.smtpUrl, dir: ctx.dir, name: `growth-${engine}-${name}`, cpus: ctx.cpus, cwd: at.cwd, env });
     ctx.running.push(server);
     return { server, env, cwd: at.cwd, scenarios: scenarios(await ctx.credentials(server.url)) };
   };
@@ -112,7 +116,7 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
   const during: Load[] = [];
   while (!done) during.push(await ctx.load(fullSide.server, token, 50, 1));
   const purged = await purging;
-  const outboxLeft = (await readdir(join(fullSide.cwd, 'data', 'outbox'))).length;
+  const outboxLeft = (await readdir(join(fullSide.cwd, 'data', 'outbox'), { recursive: true }).catch(() => [])).filter((name) => name.endsWith('.eml')).length;
   const p99DuringMs = Math.max(...during.map((l) => l.p99Ms));
   process.stderr.write(`${purged.seconds.toFixed(1)} s, ${purged.peakMb.toFixed(0)} MB, token p99 ${p99DuringMs.toFixed(1)} ms (${before.toFixed(1)} before), ${outboxLeft} outbox files left\n`);
   return {

@@ -78,7 +78,9 @@ async function main(): Promise<void> {
       if (only!.length > 1) throw new Error('--only growth runs alone: it fills its own nodes with a year of data');
       const engines = growthWord === 'growth' ? ENGINES : ENGINES.filter((engine) => growthWord === `growth-${engine}`);
       if (!engines.length) throw new Error(`--only ${growthWord}: say growth, growth-sqlite or growth-postgres`);
-      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+      const sink = await startSmtpSink(CLIENT_CPUS);
+      running.push(sink);
+      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, smtpUrl: sink.url, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
       return await growth(ctx, engines);
     }
     const sink = await startSmtpSink(CLIENT_CPUS);

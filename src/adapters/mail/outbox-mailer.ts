@@ -72,7 +72,7 @@ export async function removeOutboxCopies(dir: string, ids: readonly string[]): P
 const UUID_V7 = /^([0-9a-f]{8})-([0-9a-f]{4})-7/;
 
 /** `<dir>/<YYYY-MM-DD>/<name>.eml` for an inquiry's UUID v7 (RFC 9562 section 5.7: its first 48 bits are Unix ms); `<dir>/<name>.eml` for any other name. */
-function copyPath(dir: string, name: string): string {
+export function copyPath(dir: string, name: string): string {
   const time = UUID_V7.exec(name);
   if (!time) return join(dir, `${name}.eml`);
   const day = new Date(Number.parseInt(`${time[1]}${time[2]}`, 16)).toISOString().slice(0, 10);
