@@ -7,7 +7,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './client-kinds.js';
-import { ENGINES, growthOnEngines, printGrowth, type Engine, type GrowthContext } from './growth.js';
+import { ENGINES, growthOnEngines, growthRows, printGrowth, type Engine, type GrowthContext } from './growth.js';
 import { compareDistributed, compareMetrics, median, printPairs, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
 import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       if (!engines.length) throw new Error(`--only ${growthWord}: say growth, growth-sqlite or growth-postgres`);
       const sink = await startSmtpSink(CLIENT_CPUS);
       running.push(sink);
-      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, smtpUrl: sink.url, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, smtpUrl: sink.url, rows: growthRows(QUICK), rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
       return await growth(ctx, engines);
     }
     const sink = await startSmtpSink(CLIENT_CPUS);

@@ -58,7 +58,7 @@ export interface Portico extends Running {
  * Node's flags for `portico serve`, as the bin's first line gives them (`#!/usr/bin/env -S node <flags>`,
  * which `npm start` runs): the bench runs Portico as operators do.
  */
-async function startFlags(): Promise<string[]> {
+export async function startFlags(): Promise<string[]> {
   const [shebang] = (await readFile(join(ROOT, 'dist', 'cli.js'), 'utf8')).split('\n', 1);
   const match = /^#!\/usr\/bin\/env -S node((?: --[\w-]+(?:=\S+)?)*)$/.exec(shebang ?? '');
   if (!match) throw new Error(`dist/cli.js does not start with "#!/usr/bin/env -S node [flags]": ${shebang}`);
