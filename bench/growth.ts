@@ -10,9 +10,9 @@ import { createInterface } from 'node:readline';
 import type { Database } from '../src/config.js';
 import { freshPostgresDatabase } from './distributed.js';
 import { fill } from './fill.js';
-import { median, summarize, type Summary } from './pairs.js';
-import { scenarios, type Credentials, type Scenario } from './scenarios.js';
-import { startFlags, startPortico, type Running } from './servers.js';
+import { median, summarize, type PairContext, type Summary } from './pairs.js';
+import { scenarios } from './scenarios.js';
+import { startFlags, startPortico } from './servers.js';
 import type { Load } from './wrk.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -25,20 +25,12 @@ const MAX_P99_RATIO = 2;
 const PURGE_LIMIT_MB = 200;
 const LIST_LIMIT_MB = 150;
 
-export interface GrowthContext {
-  dir: string;
-  cpus: string;
+/** What the pairs get (pairs.ts), less the chosen scenarios, and: */
+export interface GrowthContext extends Omit<PairContext, 'chosen'> {
   /** wrk's cores, where the commands run too. */
   clientCpus: string;
-  /** The nodes deliver by SMTP, as production does (it refuses the outbox); the fill's outbox copies are there for the purge. */
-  smtpUrl: string;
+  /** Inquiries, and tokens, the full node holds. */
   rows: number;
-  rounds: number;
-  seconds: number;
-  warmupSeconds: number;
-  running: Running[];
-  credentials: (baseUrl: string) => Promise<Credentials>;
-  load: (server: Running, scenario: Scenario, connections: number, seconds: number) => Promise<Load>;
 }
 
 export interface GrowthRow {
@@ -80,6 +72,7 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
 
   const start = async (name: string, at: { cwd: string; database: Database }) => {
     const env = { DATABASE_URL: databaseUrl(at.database), LOG_LEVEL: 'silent' };
+    // Mail by SMTP, as production does (it refuses the outbox); the fill's outbox copies are there for the purge.
     const server = await startPortico({ smtpUrl: ctx.smtpUrl, dir: ctx.dir, name: `growth-${engine}-${name}`, cpus: ctx.cpus, cwd: at.cwd, env });
     ctx.running.push(server);
     return { server, env, cwd: at.cwd, scenarios: scenarios(await ctx.credentials(server.url)) };
