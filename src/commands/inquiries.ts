@@ -136,7 +136,7 @@ function listWriter(format: string, out: Output): { row(inquiry: Inquiry): void;
   out.line('[');
   return {
     row(inquiry) {
-      out.line(`${first ? '' : ','}${JSON.stringify(inquiry)}`);
+      out.json(inquiry, first ? '' : ',');
       first = false;
     },
     end: () => out.line(']'),

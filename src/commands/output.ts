@@ -3,8 +3,8 @@ export interface Output {
   line(text: string): void;
   /** Text as it is, with no line end added (CSV ends its own lines). */
   raw(text: string): void;
-  /** One JSON document on one line, every control character escaped. */
-  json(value: unknown): void;
+  /** One JSON value on one line, every control character escaped; `lead` before it (a `,` between array items). */
+  json(value: unknown, lead?: string): void;
   /** Columns; control characters in cells are shown escaped. */
   table(header: string[], rows: string[][]): void;
   /**
@@ -19,7 +19,7 @@ export interface Output {
 // are escaped here the same way, so the line stays valid JSON.
 const NOT_ESCAPED_BY_JSON = /[\u007f-\u009f\u2028\u2029]/g;
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-/** A control character as the text `\\uXXXX`, for output that a terminal may show. */
+/** A control character as the text `\\u` and its four hex digits (`\\u009b`), for output that a terminal may show. */
 export const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 export class CliError extends Error {
@@ -53,7 +53,7 @@ export function textOutput(destination: Destination | ((text: string) => unknown
     },
     line: (text) => write(`${text}\n`),
     raw: write,
-    json: (value) => write(`${JSON.stringify(value).replace(NOT_ESCAPED_BY_JSON, escaped)}\n`),
+    json: (value, lead = '') => write(`${lead}${JSON.stringify(value).replace(NOT_ESCAPED_BY_JSON, escaped)}\n`),
     table(header, unsafe) {
       const rows = unsafe.map((row) => row.map((cell) => cell.replace(CONTROLS, escaped)));
       const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].length)));

@@ -15,7 +15,7 @@ export async function exportInquiries(deps: Deps, out: Output, options: { email?
     const { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, ...rest } = inquiry;
     const dates = { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt };
     const readable = Object.fromEntries(Object.entries(dates).map(([key, ms]) => [key, ms === null ? null : new Date(ms).toISOString()]));
-    out.line(`${count++ ? ',' : ''}${JSON.stringify({ ...rest, ...readable })}`);
+    out.json({ ...rest, ...readable }, count++ ? ',' : '');
     await out.drained();
   }
   out.line(']}');

@@ -27,4 +27,14 @@ describe('control characters in CLI output', () => {
     expect(stdout).toContain('\\u009b31m');
     expect(lines(stdout).map((line) => JSON.parse(line)).find((i) => i.email === 'csi@example.com')?.message).toBe(HOSTILE);
   });
+
+  it.each([
+    ['inquiries list --format json', ['inquiries', 'list', '--format', 'json'], (doc: { email: string; message: string }[]) => doc],
+    ['inquiries export', ['inquiries', 'export', '--email', 'csi@example.com'], (doc: { inquiries: { email: string; message: string }[] }) => doc.inquiries],
+  ])('escapes them in %s, one JSON document that still reads back exactly', async (_, args, inquiries) => {
+    const { code, stdout } = await ws.cli(...(args as string[]));
+    expect(code).toBe(0);
+    expect(stdout).not.toMatch(RAW_CONTROLS);
+    expect((inquiries as (doc: unknown) => { email: string; message: string }[])(JSON.parse(stdout)).find((i) => i.email === 'csi@example.com')?.message).toBe(HOSTILE);
+  });
 });
