@@ -28,16 +28,15 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
         const name = message.headers['X-Portico-Inquiry-Id'] ?? message.messageId.replace(/[^\w.-]/g, '');
         const path = copyPath(dir, name);
         const parent = dirname(path);
-        const write = async () => {
-          if (folder?.path !== parent) folder = { path: parent, made: mkdir(parent, { recursive: true, mode: PRIVATE_FOLDER }) };
-          await folder.made;
-          // A message holds a person's name, address and words: the owner's alone (D17).
-          await writeFile(path, raw as Buffer, { mode: PRIVATE_FILE });
-        };
+        const makeFolder = () => mkdir(parent, { recursive: true, mode: PRIVATE_FOLDER });
+        if (folder?.path !== parent) folder = { path: parent, made: makeFolder() };
+        await folder.made;
+        // A message holds a person's name, address and words: the owner's alone (D17).
+        const write = () => writeFile(path, raw as Buffer, { mode: PRIVATE_FILE });
         // A purge removes a day's folder once it has emptied it, perhaps just after it was made here.
         await write().catch(async (error: NodeJS.ErrnoException) => {
           if (error.code !== 'ENOENT') throw error;
-          folder = undefined;
+          await makeFolder();
           await write();
         });
       } catch (error) {
