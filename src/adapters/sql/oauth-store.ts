@@ -189,20 +189,25 @@ export function sqlOAuthStore(db: Db): OAuthStore {
 
     async purgeExpired(now, policy) {
       let removed = 0;
-      const batch = async (table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents', key: 'token_hash' | 'code_hash' | 'id_hash') => {
+      /** Runs a DELETE of at most PURGE_BATCH rows until one deletes fewer, yielding between them. */
+      const inBatches = async (deleteBatch: () => Promise<{ numDeletedRows: bigint }>) => {
         for (;;) {
-          const result = await db
-            .deleteFrom(table)
-            .where(key as never, 'in', db.selectFrom(table).select(key as never).where('expires_at', '<', now).limit(PURGE_BATCH))
-            .executeTakeFirst();
-          removed += Number(result.numDeletedRows);
-          if (Number(result.numDeletedRows) < PURGE_BATCH) return;
+          const deleted = Number((await deleteBatch()).numDeletedRows);
+          removed += deleted;
+          if (deleted < PURGE_BATCH) return;
           await yieldToOthers();
         }
       };
-      await batch('oauth_tokens', 'token_hash');
-      await batch('oauth_codes', 'code_hash');
-      await batch('oauth_consents', 'id_hash');
+      const expired = (table: 'oauth_tokens' | 'oauth_codes' | 'oauth_consents', key: 'token_hash' | 'code_hash' | 'id_hash') =>
+        inBatches(() =>
+          db
+            .deleteFrom(table)
+            .where(key as never, 'in', db.selectFrom(table).select(key as never).where('expires_at', '<', now).limit(PURGE_BATCH))
+            .executeTakeFirstOrThrow(),
+        );
+      await expired('oauth_tokens', 'token_hash');
+      await expired('oauth_codes', 'code_hash');
+      await expired('oauth_consents', 'id_hash');
       const stale = await db
         .selectFrom('oauth_clients')
         .select('client_id')
@@ -224,12 +229,8 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_tokens as t').select('t.grant_id').whereRef('t.grant_id', '=', 'g.grant_id'))))
         .where(({ not, exists, selectFrom }) => not(exists(selectFrom('oauth_codes as c').select('c.grant_id').whereRef('c.grant_id', '=', 'g.grant_id'))))
         .limit(PURGE_BATCH);
-      for (;;) {
-        const emptied = Number((await db.deleteFrom('oauth_grants').where('grant_id', 'in', empty).executeTakeFirst()).numDeletedRows);
-        removed += emptied;
-        if (emptied < PURGE_BATCH) return removed;
-        await yieldToOthers();
-      }
+      await inBatches(() => db.deleteFrom('oauth_grants').where('grant_id', 'in', empty).executeTakeFirstOrThrow());
+      return removed;
     },
     async ping() {
       await sql`select 1`.execute(db);
