@@ -1,6 +1,7 @@
 // `portico serve`: environment -> config -> deps -> listen, and a graceful shutdown on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { checkpointInBackground } from './adapters/sql/background-checkpoints.js';
 import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';
 import { deliverWaiting } from './modules/contact/redeliver.js';
@@ -24,6 +25,7 @@ function deliveryChannels(config: Readonly<Config>): string[] {
 export async function serve(config: Readonly<Config>): Promise<void> {
   const deps = await buildDeps(config);
   const app = await buildApp(deps);
+  const checkpoints = checkpointInBackground(deps.db, deps.logger);
   const holder = deps.random.bytes(8).toString('hex');
   const jobs = startBackgroundJobs(deps, [
     // D15: due retries and attempts a stopped process left, every few seconds, so the first retry comes within 30 s.
@@ -65,6 +67,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     clearTimeout(deadline);
     clearTimeout(abandon);
     await jobs.stop();
+    await checkpoints?.stop();
     await deps.close();
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -32,6 +32,11 @@ export function registerSqliteHandle(db: Db, sqlite: Handle, prepare: Prepare): 
   handles.set(db, { sqlite, prepare });
 }
 
+/** The better-sqlite3 connection behind an SQLite database; undefined for PostgreSQL. */
+export function sqliteHandle(db: Db): Handle | undefined {
+  return handles.get(db)?.sqlite;
+}
+
 /** The direct path for an SQLite database; undefined for PostgreSQL. One per database, shared by the stores. */
 export function directSqlite(db: Db): DirectSqlite | undefined {
   const handle = handles.get(db);
