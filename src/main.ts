@@ -38,7 +38,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    await metricsServer?.close();
+    await Promise.all([metricsServer?.close(), checkpoints?.stop()]);
     throw error;
   }
   if (metricsServer) app.log.info({ metrics: `http://${config.metrics!.host}:${metricsServer.port}/metrics` }, 'serving metrics');

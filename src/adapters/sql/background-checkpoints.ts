@@ -26,7 +26,6 @@ export function checkpointInBackground(db: Db, log: Log, intervalMs = CHECKPOINT
   // The thread's code is this module's own function, as source: it needs no file of its own beside the
   // compiled one, and runs the same from src/ under the tests.
   const worker = new Worker(`(${checkpointer.toString()})(require('node:worker_threads'))`, { eval: true, workerData });
-  worker.unref();
   sqlite.pragma('wal_autocheckpoint = 0');
   let stopping = false;
   // Not events.once: it would reject on the thread's 'error' event, which is reported below.
@@ -39,9 +38,13 @@ export function checkpointInBackground(db: Db, log: Log, intervalMs = CHECKPOINT
     sqlite.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     log.error({}, 'sqlite: the checkpoint thread stopped; the serving connection checkpoints again');
   });
+  // After the listeners, which would hold it again: the thread never keeps the process from exiting.
+  worker.unref();
   return {
     async stop() {
       stopping = true;
+      // Held again while it closes its connection: the process would otherwise end before it has.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },
