@@ -54,17 +54,22 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
 
 /** Removes the outbox copies of these inquiries; a missing file is no error. */
 export async function removeOutboxCopies(dir: string, ids: readonly string[]): Promise<void> {
-  // Ids are UUIDs the server made; the check keeps a corrupted row from naming a path outside `dir`.
-  const paths = ids.filter((id) => /^[\w-]+$/.test(id)).flatMap((id) => {
+  const days = new Set<string>();
+  // One at a time: unlinks run on libuv's threads, and a thousand at once would take the serving
+  // node's core from its event loop (the retention job runs in the node).
+  for (const id of ids) {
+    // Ids are UUIDs the server made; the check keeps a corrupted row from naming a path outside `dir`.
+    if (!/^[\w-]+$/.test(id)) continue;
     const path = copyPath(dir, id);
-    // Where a copy was written before the outbox had a folder a day.
-    const flat = join(dir, `${id}.eml`);
-    return path === flat ? [path] : [path, flat];
-  });
-  // unlink, not rm: rm looks at each path first, a second system call for a file known to be one.
-  await Promise.all(paths.map((path) => unlink(path).catch(missingIsGone)));
+    const day = dirname(path);
+    // unlink, not rm: rm looks at each path first, a second system call for a file known to be one.
+    const removed = await unlink(path).then(() => true, missingIsGone);
+    if (day === dir) continue;
+    days.add(day);
+    // A copy written before the outbox had a folder a day is at its top.
+    if (!removed) await unlink(join(dir, `${id}.eml`)).catch(missingIsGone);
+  }
   // Day folders left empty go too; one still holding mail stays (ENOTEMPTY).
-  const days = new Set(paths.map(dirname).filter((folder) => folder !== dir));
   await Promise.all([...days].map((day) => rmdir(day).catch(() => {})));
 }
 
@@ -78,6 +83,8 @@ export function copyPath(dir: string, name: string): string {
   return join(dir, day, `${name}.eml`);
 }
 
-function missingIsGone(error: NodeJS.ErrnoException): void {
+/** False for a file that was not there; the error for any other failure. */
+function missingIsGone(error: NodeJS.ErrnoException): false {
   if (error.code !== 'ENOENT') throw error;
+  return false;
 }
