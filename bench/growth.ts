@@ -1,7 +1,7 @@
 // `npm run bench -- --only growth`: a node holding a year of a busy site (1M inquiries with their outbox
 // copies, 1M tokens) against an empty one, in the same run, on SQLite and on PostgreSQL: the token and
 // contact rates and p99, then the memory of listing and purging every inquiry, and the p99 of the
-// requests served while the purge runs beside them.
+// requests served while the node's retention job runs inside it and while the purge runs beside it.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir } from 'node:fs/promises';
