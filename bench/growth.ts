@@ -132,12 +132,19 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
   process.stderr.write(`retention in the node (${engine}) under token load... `);
   await fullSide.server.close();
   ctx.running.splice(ctx.running.indexOf(fullSide.server), 1);
-  const expired = await untilNoneOlderThan(full.database, Date.now() - RETENTION_DAYS * DAY_MS);
-  // The node's first process claimed the job for half an hour at its start (with nothing to delete then).
-  await withDatabase(full.database, (db) => db.deleteFrom('portico_job_leases').execute());
+  const cutoff = Date.now() - RETENTION_DAYS * DAY_MS;
+  const deleted = await withDatabase(full.database, async (db) => {
+    // The node's first process claimed the job for half an hour at its start (with nothing to delete then).
+    await db.deleteFrom('portico_job_leases').execute();
+    return olderThan(db, cutoff);
+  });
   const retentionStarted = performance.now();
   fullSide = { ...(await start('full', full, { INQUIRY_RETENTION: `${RETENTION_DAYS}d` })), scenarios: fullSide.scenarios };
-  const retention = { deleted: expired.deleted, ...(await p99While(expired.done)), seconds: (performance.now() - retentionStarted) / 1000 };
+  // Done once none is left, by a poll a second.
+  const emptied = withDatabase(full.database, async (db) => {
+    while ((await olderThan(db, cutoff)) > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
+  });
+  const retention = { deleted, ...(await p99While(emptied)), seconds: (performance.now() - retentionStarted) / 1000 };
   process.stderr.write(`${retention.deleted} deleted in ${retention.seconds.toFixed(1)} s, token p99 ${retention.p99MedianDuringMs.toFixed(1)} ms in the median second, ${retention.p99DuringMs.toFixed(1)} in the worst (${before.toFixed(1)} before)\n`);
 
   process.stderr.write(`purging every inquiry (${engine}) under token load... `);
@@ -166,20 +173,8 @@ async function withDatabase<T>(database: Database, run: (db: Db) => Promise<T>):
   }
 }
 
-/** How many inquiries are older than `cutoff`, and a promise settled once none is left, by a poll a second. */
-async function untilNoneOlderThan(database: Database, cutoff: number): Promise<{ deleted: number; done: Promise<void> }> {
-  const db = openDatabase(database);
-  const count = async () => Number((await db.selectFrom('inquiries').select((eb) => eb.fn.countAll().as('n')).where('created_at', '<', cutoff).executeTakeFirstOrThrow()).n);
-  const deleted = await count();
-  const done = (async () => {
-    try {
-      while ((await count()) > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
-    } finally {
-      await db.destroy();
-    }
-  })();
-  return { deleted, done };
-}
+const olderThan = async (db: Db, cutoff: number) =>
+  Number((await db.selectFrom('inquiries').select((eb) => eb.fn.countAll().as('n')).where('created_at', '<', cutoff).executeTakeFirstOrThrow()).n);
 
 const databaseUrl = (database: Database) => (database.engine === 'sqlite' ? `sqlite:${database.path}` : database.url);
 

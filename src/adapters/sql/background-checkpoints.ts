@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
 import { sqliteHandle } from './sqlite-direct.js';
 
-export const CHECKPOINT_INTERVAL_MS = 250;
+const CHECKPOINT_INTERVAL_MS = 250;
 /** SQLite's own default, restored on the node's connection when the thread stops for any reason but stop(). */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
