@@ -1,9 +1,12 @@
 // src/adapters/sql/sqlite-direct.ts: on SQLite the hot statements bypass Kysely and their writes are
 // committed in groups. Each write must still settle on its own, and none may slip into (or be rolled
 // back with) a transaction Kysely holds open across an await.
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -104,6 +107,29 @@ describe('SQLite group commit', () => {
       other.close();
     }
   }, 10_000);
+
+  it("leaves the other statements waiting for another process's lock as busy_timeout says: a registration waits out a brief lock", async () => {
+    const oauth = sqlOAuthStore(db);
+    await sqlInquiryStore(db).create(inquiry('committed-in-a-group'));
+    // Another thread holds the write lock for 50 ms: this one's statement sleeps in SQLite's busy handler meanwhile.
+    const holder = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+       const db = new (require(workerData.driver))(workerData.path);
+       db.exec('begin immediate');
+       parentPort.postMessage('locked');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+       db.exec('commit');
+       db.close();`,
+      { eval: true, workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path: join(dir, 'portico.sqlite') } },
+    );
+    try {
+      await once(holder, 'message');
+      await expect(oauth.createClient(client)).resolves.toBeUndefined();
+      expect(await oauth.getClient(client.clientId)).toMatchObject({ clientId: client.clientId });
+    } finally {
+      await holder.terminate();
+    }
+  });
 
   it('settles each write of a group on its own: a duplicate key fails alone, the rest are stored', async () => {
     const oauth = sqlOAuthStore(db);

@@ -94,11 +94,12 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
     }
   });
 
-  const noWait = sqlite.prepare('pragma busy_timeout = 0');
-  const restoreWait = sqlite.prepare(`pragma busy_timeout = ${sqlite.pragma('busy_timeout', { simple: true }) as number}`);
+  // Not prepared statements: SQLite applies `pragma busy_timeout = n` when it compiles the statement,
+  // so a prepared one sets the timeout once and running it again changes nothing.
+  const busyTimeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
   /** BEGIN IMMEDIATE without SQLite's sleeping busy handler: the SQLITE_BUSY error when another process holds the lock. */
   const tryCommit = (slice: Queued[], results: { ok: boolean; value: unknown }[]): Error | undefined => {
-    noWait.run();
+    sqlite.pragma('busy_timeout = 0');
     try {
       commit.immediate(slice, results);
       return undefined;
@@ -106,7 +107,8 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
       if ((error as { code?: string }).code === 'SQLITE_BUSY' && results.length === 0) return error as Error;
       throw error;
     } finally {
-      restoreWait.run();
+      // The Kysely statements on this connection wait for another process's lock as openDatabase set.
+      sqlite.pragma(`busy_timeout = ${busyTimeout}`);
     }
   };
 
