@@ -33,6 +33,7 @@ export async function compareClientKinds(options: Options): Promise<ClientKindRo
     dir: options.dir,
     name: 'client-kinds',
     cpus: options.cpus,
+    logLevel: options.logLevel,
     // The document host is on loopback, trusted through its test CA: only the fetch differs from the defaults.
     env: { CIMD_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: host.certPath },
   });

@@ -86,9 +86,9 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
   process.stderr.write(`${fillSeconds.toFixed(0)} s\n`);
 
   const start = async (name: string, at: { cwd: string; database: Database }, extra: Record<string, string> = {}) => {
-    const env = { DATABASE_URL: databaseUrl(at.database), LOG_LEVEL: 'silent', ...extra };
+    const env = { DATABASE_URL: databaseUrl(at.database), ...extra };
     // Mail by SMTP, as production does (it refuses the outbox); the fill's outbox copies are there for the purge.
-    const server = await startPortico({ smtpUrl: ctx.smtpUrl, dir: ctx.dir, name: `growth-${engine}-${name}`, cpus: ctx.cpus, cwd: at.cwd, env });
+    const server = await startPortico({ smtpUrl: ctx.smtpUrl, dir: ctx.dir, name: `growth-${engine}-${name}`, cpus: ctx.cpus, logLevel: ctx.logLevel, cwd: at.cwd, env });
     ctx.running.push(server);
     return { server, env, cwd: at.cwd, scenarios: scenarios(await ctx.credentials(server.url)) };
   };
@@ -187,7 +187,8 @@ async function runCli(args: string[], cwd: string, env: Record<string, string>, 
   // With the V8 flags of the bin's first line, as `portico` runs.
   const child = spawn('taskset', ['-c', cpus, '/usr/bin/time', '-f', 'PEAK_KB %M', process.execPath, ...(await startFlags()), join(ROOT, 'dist', 'cli.js'), ...args], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // The commands' own logs would mix with what they print (the NDJSON counted here).
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let lines = 0;

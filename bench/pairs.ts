@@ -44,6 +44,8 @@ export interface PairContext {
   dir: string;
   smtpUrl: string;
   cpus: string;
+  /** LOG_LEVEL of every Portico node (`--log-level`). */
+  logLevel: string;
   rounds: number;
   seconds: number;
   warmupSeconds: number;
@@ -54,7 +56,7 @@ export interface PairContext {
 
 async function comparePair(ctx: PairContext, names: string[], label: string, baseEnv: Record<string, string>, otherEnv: Record<string, string>): Promise<PairRow[]> {
   const start = async (name: string, env: Record<string, string>) => {
-    const server = await startPortico({ smtpUrl: ctx.smtpUrl, dir: ctx.dir, name, cpus: ctx.cpus, env });
+    const server = await startPortico({ smtpUrl: ctx.smtpUrl, dir: ctx.dir, name, cpus: ctx.cpus, logLevel: ctx.logLevel, env });
     ctx.running.push(server);
     // Each server checks its own tokens: the scenarios are built with each one's credentials.
     return { server, scenarios: scenarios(await ctx.credentials(server.url)) };

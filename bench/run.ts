@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --json FILE] [-- --only word,word]`; `--only growth[-sqlite|-postgres]` alone: see growth.ts
+// `npm run bench [-- --quick] [-- --json FILE] [-- --only word,word] [-- --log-level silent]`; `--only growth[-sqlite|-postgres]` alone: see growth.ts
 // Portico side by side with a bare node:http server answering the same bytes, driven alternately by wrk,
 // both servers pinned to one core and wrk to the other. Ratios of medians, never absolutes: the machines
 // are shared and noisy. See docs/performance.md.
@@ -14,8 +14,11 @@ import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPorti
 import { ensureWrk, wrk, type Load } from './wrk.js';
 
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' } },
+  // Portico logs at info by default, to a file, as operators run it.
+  options: { quick: { type: 'boolean', default: false }, json: { type: 'string' }, only: { type: 'string' }, 'log-level': { type: 'string', default: 'info' } },
 });
+const LOG_LEVEL = args['log-level'];
+if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(LOG_LEVEL)) throw new Error(`--log-level ${LOG_LEVEL}: say info, silent or another pino level`);
 
 const QUICK = args.quick;
 const ROUNDS = QUICK ? 1 : 3;
@@ -80,14 +83,14 @@ async function main(): Promise<void> {
       if (!engines.length) throw new Error(`--only ${growthWord}: say growth, growth-sqlite or growth-postgres`);
       const sink = await startSmtpSink(CLIENT_CPUS);
       running.push(sink);
-      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, smtpUrl: sink.url, rows: growthRows(QUICK), rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, logLevel: LOG_LEVEL, smtpUrl: sink.url, rows: growthRows(QUICK), rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
       return await growth(ctx, engines);
     }
     const sink = await startSmtpSink(CLIENT_CPUS);
     running.push(sink);
-    const portico = await startPortico({ smtpUrl: sink.url, dir, name: 'main', cpus: SERVER_CPUS });
+    const portico = await startPortico({ smtpUrl: sink.url, dir, name: 'main', cpus: SERVER_CPUS, logLevel: LOG_LEVEL });
     running.push(portico);
-    const limited = await startPortico({ smtpUrl: sink.url, dir, name: 'limited', cpus: SERVER_CPUS, env: { RATE_LIMITS: 'default' } });
+    const limited = await startPortico({ smtpUrl: sink.url, dir, name: 'limited', cpus: SERVER_CPUS, logLevel: LOG_LEVEL, env: { RATE_LIMITS: 'default' } });
     running.push(limited);
     const bare = await startBare(SERVER_CPUS);
     running.push(bare);
@@ -141,7 +144,7 @@ async function main(): Promise<void> {
       }
     }
 
-    const pairs: PairContext = { chosen, dir, smtpUrl: sink.url, cpus: SERVER_CPUS, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+    const pairs: PairContext = { chosen, dir, smtpUrl: sink.url, cpus: SERVER_CPUS, logLevel: LOG_LEVEL, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
     const distributed = await compareDistributed(pairs);
     const metrics = await compareMetrics(pairs);
     const clientKinds = only?.length ? [] : await compareClientKinds(pairs);
@@ -175,7 +178,7 @@ async function main(): Promise<void> {
     for (const miss of missed) process.stdout.write(`${QUICK ? 'not judged (--quick)' : 'MISSED'}: ${miss}\n`);
 
     if (args.json) {
-      const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK };
+      const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK, logLevel: LOG_LEVEL };
       await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, metrics, clientKinds, mail, missed }, null, 2)}\n`);
       process.stdout.write(`results written to ${args.json}\n`);
     }
@@ -189,11 +192,19 @@ async function main(): Promise<void> {
 /** `--only growth`: a year of data against none, on each engine; exits non-zero on a missed bar. */
 async function growth(ctx: GrowthContext, engines: readonly Engine[]): Promise<void> {
   const { reports, missed, skipped } = await growthOnEngines(ctx, engines);
+  process.stdout.write(`\nPortico at LOG_LEVEL=${ctx.logLevel}, logging to a file\n`);
   for (const report of reports) printGrowth(report);
   for (const line of skipped) process.stdout.write(`${line}\n`);
   for (const miss of missed) process.stdout.write(`${QUICK ? 'not judged (--quick)' : 'MISSED'}: ${miss}\n`);
   if (args.json) await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), node: process.version, growth: reports, missed }, null, 2)}\n`);
   if (!QUICK && missed.length) process.exitCode = 1;
+}
+
+/** The row's bars, each followed by MISSED when it was. */
+function targets(r: Row): string {
+  const ratio = r.target === undefined ? [] : [`>= ${r.target.toFixed(2)}${r.ratio >= r.target ? '' : ' MISSED'}`];
+  const mail = r.mailBudget ? [`CPU <= ${r.mailBudget.cpuMsPerRequest} ms, p99 <= ${r.mailBudget.p99Ms} ms${mailMisses(r).length ? ' MISSED' : ''}`] : [];
+  return [...ratio, ...mail].join('; ');
 }
 
 /** A mail scenario over its budget: more CPU per inquiry, or a slower p99, than a person should feel. */
@@ -215,7 +226,7 @@ function printTable(rows: Row[], peaks: Record<string, number>, startMs: number)
       r.portico.reqPerSec.toFixed(0),
       r.bare.reqPerSec.toFixed(0),
       r.ratio.toFixed(3),
-      r.connections !== 50 ? '' : r.target !== undefined ? `>= ${r.target.toFixed(2)}${r.ratio >= r.target ? '' : ' MISSED'}` : r.mailBudget ? `CPU <= ${r.mailBudget.cpuMsPerRequest} ms, p99 <= ${r.mailBudget.p99Ms} ms${mailMisses(r).length ? ' MISSED' : ''}` : '',
+      r.connections !== 50 ? '' : targets(r),
       ms(r.portico),
       ms(r.bare),
       r.cpuMsPerRequest.toFixed(3),
@@ -225,7 +236,7 @@ function printTable(rows: Row[], peaks: Record<string, number>, startMs: number)
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
   const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
   const seconds = CONNECTIONS.map((c) => `${SECONDS[c]} s at ${c}`).join(', ');
-  process.stdout.write(`\nwrk, median of ${ROUNDS} round(s) (${seconds} connection(s)); servers on CPU ${SERVER_CPUS}, wrk on ${CLIENT_CPUS}; Node ${process.version}, ${cpus().length} CPUs\n\n`);
+  process.stdout.write(`\nwrk, median of ${ROUNDS} round(s) (${seconds} connection(s)); servers on CPU ${SERVER_CPUS}, wrk on ${CLIENT_CPUS}; Node ${process.version}, ${cpus().length} CPUs; Portico at LOG_LEVEL=${LOG_LEVEL}, logging to a file\n\n`);
   process.stdout.write(`${[line(table[0]!), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n')}\n\n`);
   process.stdout.write(`peak RSS: portico ${peaks.main!.toFixed(0)} MB, portico with limits ${peaks.limited!.toFixed(0)} MB, bare ${peaks.bare!.toFixed(0)} MB (bar: < ${MEMORY_LIMIT_MB} MB)\n`);
   process.stdout.write(`portico serve answered /healthz ${startMs.toFixed(0)} ms after it was spawned (bar: <= ${START_LIMIT_MS} ms)\n`);

@@ -3,6 +3,7 @@
 // be pinned to one core, apart from wrk and the sink.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, openSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -66,10 +67,11 @@ export async function startFlags(): Promise<string[]> {
 }
 
 /**
- * `node <npm start's flags> dist/cli.js serve` with its own SQLite file in `dir`, silent logs, and the given
- * extra environment. Without `smtpUrl`, mail goes to the outbox folder under `cwd`.
+ * `node <npm start's flags> dist/cli.js serve` with its own SQLite file in `dir` and the given extra
+ * environment, logging at `logLevel` to `<dir>/<name>.log` as it would to a file under systemd or a
+ * container runtime. Without `smtpUrl`, mail goes to the outbox folder under `cwd`.
  */
-export async function startPortico(options: { smtpUrl?: string; dir: string; name: string; env?: Record<string, string>; cpus?: string; cwd?: string }): Promise<Portico> {
+export async function startPortico(options: { smtpUrl?: string; dir: string; name: string; logLevel: string; env?: Record<string, string>; cpus?: string; cwd?: string }): Promise<Portico> {
   // PUBLIC_URL must be the real origin: /mcp answers only Hosts that name this server (D3).
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -81,12 +83,14 @@ export async function startPortico(options: { smtpUrl?: string; dir: string; nam
     DATABASE_URL: `sqlite:${join(options.dir, `${options.name}.sqlite`)}`,
     ...(options.smtpUrl ? { SMTP_URL: options.smtpUrl } : {}),
     RATE_LIMITS: 'off',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: options.logLevel,
     ...options.env,
   };
   const started = performance.now();
   const [command, args] = pinned(options.cpus, process.execPath, [...(await startFlags()), join(ROOT, 'dist', 'cli.js'), 'serve']);
-  const child = spawn(command, args, { env, cwd: options.cwd ?? ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const log = openSync(join(options.dir, `${options.name}.log`), 'a');
+  const child = spawn(command, args, { env, cwd: options.cwd ?? ROOT, stdio: ['ignore', log, 'inherit'] });
+  closeSync(log);
   let exited = false;
   child.once('exit', () => (exited = true));
   for (;;) {

@@ -8,6 +8,7 @@ import { installFormParser } from './http/form-parser.js';
 import { limitPipelining } from './http/connection-limits.js';
 import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
+import { AccessLog, lazyChildLogger, requestIds } from './http/request-log.js';
 import { addressKey } from './http/rate-limit-key.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
@@ -50,11 +51,15 @@ export const HTTP_TIMEOUTS = {
 
 export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS): Promise<FastifyInstance> {
   const { config } = deps;
+  const logging = deps.logger.level !== 'silent';
   const app = Fastify({
-    // With logging off Fastify gets no logger at all: a child logger per request cost more than some
-    // whole requests (pino applies its redaction paths to the bindings), and with a logger Fastify
-    // also listens for every response's end only to log it.
-    loggerInstance: deps.logger.level === 'silent' ? undefined : (deps.logger as FastifyBaseLogger),
+    // With logging off Fastify gets no logger at all, and no request id is made.
+    ...(logging && {
+      loggerInstance: deps.logger as FastifyBaseLogger,
+      logController: new AccessLog(deps.logger),
+      childLoggerFactory: lazyChildLogger,
+      genReqId: requestIds(config.trustProxy, deps.random.bytes(4).toString('hex')),
+    }),
     trustProxy: trustProxy(config.trustProxy),
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
@@ -110,7 +115,6 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
       random: deps.random,
       issuer: config.publicUrl,
       resources,
-      log: deps.logger,
       metrics: deps.metrics,
       metadataDocuments: deps.clientMetadata && metadataDocuments(deps.clientMetadata, deps.clock, config.cimd),
     }),

@@ -172,8 +172,13 @@ function turnstileHostnames(config: Readonly<Config>): string[] {
   return [...new Set([config.publicUrl, ...config.contactAllowedOrigins].map((url) => new URL(url).hostname))];
 }
 
-/** Pino with the request serializer trimmed: path without query (tokens may hide there), no headers. */
-function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * Pino with the request serializer trimmed: path without query (tokens may hide there), no headers.
+ * Lines go to stdout as nginx's buffered access log does (`buffer=4k flush=1s`): gathered up to 4 KB
+ * and written asynchronously, never stopping the event loop, at least once a second; pino writes what
+ * is left synchronously when the process exits (a crash, or the end of a SIGTERM's shutdown).
+ */
+function createLogger(level: string, destination: pino.DestinationStream = stdoutInBatches()): Logger {
   return pino(
     {
       level,
@@ -186,3 +191,9 @@ function createLogger(level: string, destination?: pino.DestinationStream): Logg
     destination,
   );
 }
+
+/** A write a line cost more than the line itself: one a request was 6 us of a 30 us discovery answer. */
+const LOG_BUFFER_BYTES = 4096;
+const LOG_FLUSH_MS = 1000;
+
+const stdoutInBatches = () => pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });

@@ -48,6 +48,8 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   if (config.appEnv === 'production' && !config.turnstile) {
     app.log.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
   }
+  // Lines are written in batches (deps.ts): the operator who just started the server sees these at once.
+  deps.logger.flush();
 
   let closing = false;
   const shutdown = async (signal: string) => {

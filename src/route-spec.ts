@@ -28,6 +28,12 @@ export interface ResponseDoc {
 
 export type BodyType = 'json' | 'form';
 
+/** The request's logger: its lines carry the request's id, as its access line does. */
+export interface RequestLog {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
 export interface RequestInput<Body> {
   body: Body;
   /** The validated query string, when the route declares `query`. */
@@ -36,6 +42,7 @@ export interface RequestInput<Body> {
   ip: string;
   /** Present only when a valid Bearer token carrying the route's scope was sent. */
   principal: Principal | undefined;
+  log: RequestLog;
 }
 
 export interface Reply {

@@ -139,7 +139,7 @@ function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | 
     if (result.issues) return refusal(result.issues);
     query = result.value as Record<string, unknown>;
   }
-  return { body, query, headers: request.headers, ip: request.ip, principal };
+  return { body, query, headers: request.headers, ip: request.ip, principal, log: request.log };
 }
 
 function send(reply: FastifyReply, result: Reply): FastifyReply {

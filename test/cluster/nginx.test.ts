@@ -4,12 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../support/app.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
 import { deleteKeys, MACHINE_REDIS, redisAvailable } from '../support/redis.js';
@@ -78,7 +78,8 @@ error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;
 events { worker_connections 256; }
 http {
-  access_log off;
+  log_format ids '$request_id $request_uri';
+  access_log ${dir}/access.log ids;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   upstream portico { ${upstream} keepalive 8; }
@@ -111,7 +112,17 @@ http {
 
   it('spreads requests over both nodes', async () => {
     for (let i = 0; i < 10; i++) await (await fetch(`${proxy}/.well-known/oauth-authorization-server`)).arrayBuffer();
-    for (const node of nodes) expect(node.output()).toContain('"path":"/.well-known/oauth-authorization-server"');
+    // A node writes its lines at least once a second.
+    for (const node of nodes) await vi.waitFor(() => expect(node.output()).toContain('"route":"/.well-known/oauth-authorization-server"'), { timeout: 3_000 });
+  });
+
+  it("names each request by nginx's $request_id, never by an id the client sent: both logs name it alike", async () => {
+    await (await fetch(`${proxy}/.well-known/oauth-protected-resource/mcp`, { headers: { 'x-request-id': 'forged-by-the-client' } })).arrayBuffer();
+    const lines = () => nodes.flatMap((node) => node.output().split('\n')).filter((line) => line.includes('"route":"/.well-known/oauth-protected-resource/mcp"'));
+    await vi.waitFor(() => expect(lines()).toHaveLength(1), { timeout: 3_000 });
+    const { reqId } = JSON.parse(lines()[0]!) as { reqId: string };
+    expect(reqId).toMatch(/^[0-9a-f]{32}$/);
+    expect(await readFile(join(dir, 'access.log'), 'utf8')).toContain(`${reqId} /.well-known/oauth-protected-resource/mcp`);
   });
 
   it('serves the discovery documents under the public URL, as the issuer', async () => {

@@ -2,7 +2,7 @@
 // node logs the outage once and its end once, counts in Redis again by itself, and holds no more
 // sockets or memory afterwards than before.
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../support/app.js';
 import { connectionsTo, openSockets, residentMb } from '../support/process-stats.js';
 import { canRunPrivateRedis, startPrivateRedis, type PrivateRedis } from '../support/redis.js';
@@ -63,6 +63,8 @@ describe.skipIf(!canRunPrivateRedis)('Redis restarted while a node counts its li
     expect(outcomes.filter((o) => o.status !== 200)).toEqual([]);
     // A dead Redis is noticed at once; a request never waits more than the 250 ms command timeout for it.
     expect(Math.max(...outcomes.map((o) => o.ms))).toBeLessThan(1_000);
+    // A node writes its lines at least once a second.
+    await vi.waitFor(() => expect(node.output()).toContain('Redis answers again'), { timeout: 3_000 });
     const logs = node.output();
     expect(logs.match(/Redis is unavailable/g)).toHaveLength(1);
     expect(logs.match(/Redis answers again/g)).toHaveLength(1);

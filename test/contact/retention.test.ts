@@ -3,7 +3,7 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/adapters/sql/database.js';
 import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
 import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
@@ -84,7 +84,7 @@ describe('the retention job', () => {
     server = await startServe({ DATABASE_URL: 'sqlite:./data/portico.sqlite', INQUIRY_RETENTION: 'off', SPAM_RETENTION: 'off', LOG_LEVEL: 'info' }, { cwd: kept });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await remaining(kept)).rows).toEqual(['old', 'spam']);
-    expect(server.output()).toContain('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand');
+    await vi.waitFor(() => expect(server!.output()).toContain('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand'), { timeout: 3_000 });
     expect(server.output()).toContain('SPAM_RETENTION=off: spam is kept until deleted by hand');
   });
 });

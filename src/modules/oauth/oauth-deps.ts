@@ -20,7 +20,6 @@ export interface OAuthDeps {
   issuer: string;
   /** Derived from the routes that accept Bearer tokens. */
   resources: () => readonly ProtectedResource[];
-  log: { warn(obj: object, msg: string): void };
   metrics: Metrics;
   /** Clients identified by metadata documents (D13); undefined when CIMD=off. */
   metadataDocuments?: MetadataDocuments;

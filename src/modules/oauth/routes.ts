@@ -65,7 +65,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       cors: 'public',
       clientAuthentication: true,
       advertiseAs: 'token_endpoint',
-      handler: async (input) => ({ status: 200, body: await exchangeToken(deps, omitEmpty(input.body as z.output<typeof TokenRequest>), header(input, 'authorization')), headers: NO_STORE }),
+      handler: async (input) => ({ status: 200, body: await exchangeToken(deps, omitEmpty(input.body as z.output<typeof TokenRequest>), header(input, 'authorization'), input.log), headers: NO_STORE }),
     }),
     route({
       ...authorizeSpec,

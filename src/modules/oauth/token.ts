@@ -10,8 +10,10 @@ import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
 import type { OAuthDeps } from './oauth-deps.js';
 import type { TokenParams } from './token-params.js';
+import type { RequestLog } from '../../route-spec.js';
 
-type Grant = (deps: OAuthDeps, client: Client, params: TokenParams) => Promise<TokenResponse>;
+/** `log` is the token request's: a grant revoked for a replay is told there, with the request's id. */
+type Grant = (deps: OAuthDeps, client: Client, params: TokenParams, log: RequestLog) => Promise<TokenResponse>;
 
 const GRANTS: Readonly<Record<string, Grant>> = {
   client_credentials: clientCredentialsGrant,
@@ -22,7 +24,7 @@ const GRANTS: Readonly<Record<string, Grant>> = {
 // Recording every use would write on every token request; an hour's precision is enough for D6 pruning.
 const TOUCH_INTERVAL_MS = 3_600_000;
 
-export async function exchangeToken(deps: OAuthDeps, params: TokenParams, authorization: string | undefined): Promise<TokenResponse> {
+export async function exchangeToken(deps: OAuthDeps, params: TokenParams, authorization: string | undefined, log: RequestLog): Promise<TokenResponse> {
   if (!params.grant_type) throw invalidRequest('grant_type is required');
   const grant = Object.hasOwn(GRANTS, params.grant_type) ? GRANTS[params.grant_type] : undefined;
   if (!grant) throw new AppError('unsupported_grant_type', `grant_type must be one of ${Object.keys(GRANTS).join(', ')}`);
@@ -30,7 +32,7 @@ export async function exchangeToken(deps: OAuthDeps, params: TokenParams, author
   if (!client.grantTypes.includes(params.grant_type)) {
     throw new AppError('unauthorized_client', `this client is not registered for ${params.grant_type}`);
   }
-  const response = await grant(deps, client, params);
+  const response = await grant(deps, client, params, log);
   deps.metrics.tokenIssued(params.grant_type as TokenGrant);
   const now = deps.clock.now();
   // A documented client (D13) has no row to touch: its document, not its last use, decides whether it is served.

@@ -6,12 +6,13 @@ import { mintTokens, sameResource, singleResource, type TokenResponse } from '..
 import type { OAuthDeps } from '../oauth-deps.js';
 import { sha256 } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
+import type { RequestLog } from '../../../route-spec.js';
 
 // RFC 7636 section 4.1: 43-128 unreserved characters.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 const invalidGrant = (description: string) => new AppError('invalid_grant', description);
 
-export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, params: TokenParams): Promise<TokenResponse> {
+export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, params: TokenParams, log: RequestLog): Promise<TokenResponse> {
   if (!params.code) throw invalidRequest('code is required');
   if (!params.redirect_uri) throw invalidRequest('redirect_uri is required');
   if (!params.code_verifier) throw invalidRequest('code_verifier is required (PKCE, RFC 7636)');
@@ -23,7 +24,7 @@ export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, pa
   if ('replayed' in code) {
     // RFC 6749 section 4.1.2: a code used twice revokes the tokens it already issued.
     await deps.store.revokeGrant(code.replayed, now);
-    deps.log.warn({ client: client.clientId }, 'authorization code replayed; its grant is revoked');
+    log.warn({ client: client.clientId }, 'authorization code replayed; its grant is revoked');
     throw invalidGrant('the code was already used; its tokens are revoked');
   }
   if (code.clientId !== client.clientId) throw invalidGrant('the code was issued to another client');

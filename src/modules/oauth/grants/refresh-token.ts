@@ -5,15 +5,16 @@ import { grantedScopes, mintTokens, requireScopeFor, sameResource, singleResourc
 import type { OAuthDeps } from '../oauth-deps.js';
 import { tokenKey } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
+import type { RequestLog } from '../../../route-spec.js';
 
 const invalidGrant = (description: string) => new AppError('invalid_grant', description);
 
-export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params: TokenParams): Promise<TokenResponse> {
+export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params: TokenParams, log: RequestLog): Promise<TokenResponse> {
   if (!params.refresh_token) throw invalidRequest('refresh_token is required');
   const now = deps.clock.now();
   const refresh = await deps.store.getToken(tokenKey(params.refresh_token));
   if (!refresh || refresh.kind !== 'refresh' || refresh.clientId !== client.clientId) throw invalidGrant('the refresh token is unknown');
-  if (refresh.state !== 'active') return refused(deps, client, refresh.grantId, refresh.state);
+  if (refresh.state !== 'active') return refused(deps, log, client, refresh.grantId, refresh.state);
   if (refresh.expiresAt <= now) throw invalidGrant('the refresh token has expired');
   // Section 6: a narrower scope may be asked for, never a wider one.
   const scopes = grantedScopes(params.scope, refresh.scope);
@@ -33,14 +34,14 @@ export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params:
   rows[1]!.scope = refresh.scope;
   // The store checks again inside its transaction: a revocation or a rotation may have run since the read.
   const outcome = await deps.store.rotateRefresh(refresh, now, rows);
-  if (outcome !== 'rotated') return refused(deps, client, refresh.grantId, outcome);
+  if (outcome !== 'rotated') return refused(deps, log, client, refresh.grantId, outcome);
   return response;
 }
 
-async function refused(deps: OAuthDeps, client: Client, grantId: string, state: 'revoked' | 'superseded'): Promise<never> {
+async function refused(deps: OAuthDeps, log: RequestLog, client: Client, grantId: string, state: 'revoked' | 'superseded'): Promise<never> {
   if (state === 'revoked') throw invalidGrant('the refresh token is revoked');
   // An older token of a rotated chain came back: someone holds a copy. End the whole grant.
   await deps.store.revokeGrant(grantId, deps.clock.now());
-  deps.log.warn({ client: client.clientId }, 'refresh token reused after rotation; its grant is revoked');
+  log.warn({ client: client.clientId }, 'refresh token reused after rotation; its grant is revoked');
   throw invalidGrant('the refresh token was already rotated; the grant is revoked');
 }
