@@ -10,6 +10,7 @@ import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './clie
 import { ENGINES, growthOnEngines, growthRows, printGrowth, type Engine, type GrowthContext } from './growth.js';
 import { compareDistributed, compareMetrics, median, printPairs, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
+import { compareScaleOut, printScaleOut } from './scale-out.js';
 import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
 import { ensureWrk, wrk, type Load } from './wrk.js';
 
@@ -146,6 +147,7 @@ async function main(): Promise<void> {
 
     const pairs: PairContext = { chosen, dir, smtpUrl: sink.url, cpus: SERVER_CPUS, logLevel: LOG_LEVEL, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
     const distributed = await compareDistributed(pairs);
+    const scaleOut = await compareScaleOut(pairs);
     const metrics = await compareMetrics(pairs);
     const clientKinds = only?.length ? [] : await compareClientKinds(pairs);
     const mail = await mailThroughput(sink.url);
@@ -154,6 +156,7 @@ async function main(): Promise<void> {
     const startMs = portico.startMs;
     printTable(rows, peaks, startMs);
     printPairs(distributed);
+    printScaleOut(scaleOut);
     printPairs(metrics);
     printClientKinds(clientKinds);
     process.stdout.write(
@@ -179,7 +182,7 @@ async function main(): Promise<void> {
 
     if (args.json) {
       const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK, logLevel: LOG_LEVEL };
-      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, metrics, clientKinds, mail, missed }, null, 2)}\n`);
+      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, scaleOut, metrics, clientKinds, mail, missed }, null, 2)}\n`);
       process.stdout.write(`results written to ${args.json}\n`);
     }
     if (problems.length || (!QUICK && missed.length)) process.exitCode = 1;
