@@ -1,6 +1,6 @@
 // The multi-node setup (PostgreSQL + Redis) against the single node (SQLite, limits in memory), in the
 // same run: both with the same rate limits, set high enough never to refuse, so that every request
-// takes the limit's round trip (issue 6). Informational: no target.
+// takes the limit's round trip. The targets are in pairs.ts.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CLIENT_KIND_TARGET, compareClientKinds, printClientKinds } from './client-kinds.js';
 import { ENGINES, growthOnEngines, growthRows, printGrowth, type Engine, type GrowthContext } from './growth.js';
-import { compareDistributed, compareMetrics, median, printPairs, summarize, type PairContext, type Summary } from './pairs.js';
+import { compareDistributed, compareMetrics, median, pairMisses, printPairs, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios, type Credentials, type Scenario } from './scenarios.js';
 import { compareScaleOut, printScaleOut } from './scale-out.js';
 import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
@@ -174,6 +174,7 @@ async function main(): Promise<void> {
       ...rows.filter((r) => r.connections === 50 && r.target !== undefined && r.ratio < r.target).map((r) => `${r.scenario}: ${r.ratio.toFixed(3)} < ${r.target}`),
       ...rows.filter((r) => r.connections === 50 && r.mailBudget).flatMap((r) => mailMisses(r)),
       ...(Math.max(peaks.main, peaks.limited) >= MEMORY_LIMIT_MB ? [`peak RSS ${Math.max(peaks.main, peaks.limited).toFixed(0)} MB >= ${MEMORY_LIMIT_MB} MB`] : []),
+      ...pairMisses(distributed),
       ...clientKinds.filter((r) => r.ratio < CLIENT_KIND_TARGET).map((r) => `${r.path}, metadata document ÷ registered client: ${r.ratio.toFixed(3)} < ${CLIENT_KIND_TARGET}`),
       ...(startMs > START_LIMIT_MS ? [`/healthz answered ${startMs.toFixed(0)} ms after start > ${START_LIMIT_MS} ms`] : []),
     ];
