@@ -48,7 +48,7 @@ describe('errors and probes', () => {
     await api.post('/api/contact', inquiry({ email: 'private.person@example.com', message: 'a very private message body' }));
     await fetch(`${api.url}/healthz?access_token=leaky-token`);
     const logs = api.logs.join('');
-    expect(logs).toContain('"path":"/api/contact"');
+    expect(logs).toContain('"route":"/api/contact"');
     expect(logs).not.toContain('a very private message body');
     expect(logs).not.toContain('private.person@example.com');
     expect(logs).not.toContain('leaky-token');
