@@ -3,19 +3,13 @@
 // (a PostgreSQL insert and a Redis count a request). A lock, a hot row or a hot key shared by the nodes
 // shows as a ratio near 1. Informational: on this machine's 2 cores the nodes share them with nginx,
 // PostgreSQL, Redis and wrk (docs/performance.md).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { distributedStores } from './distributed.js';
 import { median, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios } from './scenarios.js';
-import { freePort, startPortico, type Running } from './servers.js';
+import { hasNginx, NGINX, startNginx } from '../test/support/nginx.js';
+import { freePort, startPortico } from './servers.js';
 import type { Load } from './wrk.js';
 
-const NGINX = '/usr/sbin/nginx';
-const PROXY_CONF = join(import.meta.dirname, '..', 'deploy', 'nginx', 'portico-proxy.conf');
 const SCENARIO = 'POST /oauth/token (client_credentials, Basic)';
 
 export interface ScaleOut {
@@ -29,7 +23,7 @@ export interface ScaleOut {
 /** The comparison, or why it was not measured. */
 export async function compareScaleOut(ctx: PairContext): Promise<ScaleOut | string> {
   if (!ctx.chosen.some((s) => s.name === SCENARIO)) return 'not chosen (--only)';
-  if (!existsSync(NGINX)) return `${NGINX} is missing (Debian's nginx-light)`;
+  if (!hasNginx) return `${NGINX} is missing (Debian's nginx-light)`;
   const stores = await distributedStores();
   if (typeof stores === 'string') return stores;
   ctx.running.unshift({ url: '', pid: 0, close: () => stores.close() });
@@ -41,8 +35,9 @@ export async function compareScaleOut(ctx: PairContext): Promise<ScaleOut | stri
     startPortico({ smtpUrl: ctx.smtpUrl, dir: ctx.dir, name, cpus, logLevel: ctx.logLevel, env: { ...stores.env, PUBLIC_URL: publicUrl, TRUST_PROXY: '1' } });
   const nodes = [await node('scale-out-1', '0'), await node('scale-out-2', '1')];
   ctx.running.push(...nodes);
-  const one = await startNginx(ctx.dir, 'one', onePort, nodes.slice(0, 1));
-  const two = await startNginx(ctx.dir, 'two', twoPort, nodes);
+  const hosts = nodes.map((n) => new URL(n.url).host);
+  const one = await startNginx(ctx.dir, onePort, hosts.slice(0, 1));
+  const two = await startNginx(ctx.dir, twoPort, hosts);
   ctx.running.push(one, two);
 
   // The client is registered through the proxy; both sides ask the same nodes for the same client's tokens.
@@ -64,49 +59,6 @@ export async function compareScaleOut(ctx: PairContext): Promise<ScaleOut | stri
     one: summarize(rounds.map((r) => r.one)),
     two: summarize(rounds.map((r) => r.two)),
     ratio: median(rounds.map((r) => r.two.reqPerSec / r.one.reqPerSec)),
-  };
-}
-
-/** nginx with the deployment's proxy settings in front of `nodes`, one worker, logs off. */
-async function startNginx(dir: string, name: string, port: number, nodes: Running[]): Promise<Running> {
-  const root = join(dir, `nginx-${name}`);
-  // nginx's workers run as nobody: they need to enter the folder and write their temp files.
-  await mkdir(root, { recursive: true });
-  await chmod(dir, 0o755);
-  await chmod(root, 0o777);
-  const upstream = nodes.map((n) => `server ${new URL(n.url).host};`).join(' ');
-  await writeFile(
-    join(root, 'nginx.conf'),
-    `worker_processes 1;
-error_log ${root}/error.log warn;
-pid ${root}/nginx.pid;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path ${root}/body;
-  proxy_temp_path ${root}/proxy;
-  upstream portico { ${upstream} keepalive 32; }
-  server {
-    listen 127.0.0.1:${port};
-    include ${PROXY_CONF};
-  }
-}
-`,
-  );
-  const child: ChildProcess = spawn(NGINX, ['-p', root, '-c', join(root, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; (await fetch(`${url}/healthz`).then((r) => r.status, () => 0)) !== 200; i++) {
-    if (child.exitCode !== null || i > 200) throw new Error(`nginx (${name}) did not start`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return {
-    url,
-    pid: child.pid!,
-    async close() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGQUIT');
-      await once(child, 'exit');
-    },
   };
 }
 

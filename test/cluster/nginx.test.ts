@@ -1,25 +1,19 @@
 // Two nodes behind Debian's nginx with the configuration docs/deploy.md gives
 // (deploy/nginx/portico-proxy.conf) and TRUST_PROXY=1: requests reach both nodes, the per-IP limits
 // count the address nginx saw (a forged X-Forwarded-For changes nothing), and /mcp works through it.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../support/app.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
+import { hasNginx, NGINX, startNginx, type Nginx } from '../support/nginx.js';
 import { deleteKeys, MACHINE_REDIS, redisAvailable } from '../support/redis.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
-const NGINX = '/usr/sbin/nginx';
-const PROXY_CONF = fileURLToPath(new URL('../../deploy/nginx/portico-proxy.conf', import.meta.url));
-
-const hasNginx = existsSync(NGINX);
 if (!hasNginx) console.warn(`SKIPPED test/cluster/nginx.test.ts: ${NGINX} is missing. Install Debian's nginx-light (as .ci/run does).`);
 const available = hasNginx && (await postgresAvailable('test/cluster/nginx.test.ts')) && (await redisAvailable('test/cluster/nginx.test.ts'));
 
@@ -40,7 +34,7 @@ describe.skipIf(!available)('two nodes behind nginx', () => {
   let database: TestDatabase;
   let smtp: TestSmtpServer;
   let nodes: ServeProcess[] = [];
-  let nginx: ChildProcess;
+  let nginx: Nginx;
   let dir: string;
   let proxy: string;
   const prefix = `portico-test-${randomBytes(6).toString('hex')}:`;
@@ -64,44 +58,11 @@ describe.skipIf(!available)('two nodes behind nginx', () => {
     nodes = await Promise.all([startServe(env), startServe(env)]);
 
     dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
-    // nginx's workers run as nobody: they need to enter the folder and write their temp files.
-    await chmod(dir, 0o755);
-    for (const temp of ['body', 'proxy']) {
-      await mkdir(join(dir, temp));
-      await chmod(join(dir, temp), 0o777);
-    }
-    const upstream = nodes.map((node) => `server ${new URL(node.url).host};`).join(' ');
-    await writeFile(
-      join(dir, 'nginx.conf'),
-      `worker_processes 1;
-error_log ${dir}/error.log warn;
-pid ${dir}/nginx.pid;
-events { worker_connections 256; }
-http {
-  log_format ids '$request_id $request_uri';
-  access_log ${dir}/access.log ids;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  upstream portico { ${upstream} keepalive 8; }
-  server {
-    listen 127.0.0.1:${port};
-    include ${PROXY_CONF};
-  }
-}
-`,
-    );
-    nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let errors = '';
-    nginx.stderr!.on('data', (chunk) => (errors += chunk));
-    const deadline = Date.now() + 10_000;
-    while ((await fetch(`${proxy}/healthz`).then((r) => r.status, () => 0)) !== 200) {
-      if (nginx.exitCode !== null || Date.now() > deadline) throw new Error(`nginx did not start: ${errors}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    nginx = await startNginx(dir, port, nodes.map((node) => new URL(node.url).host), { accessLog: true });
   }, 60_000);
 
   afterAll(async () => {
-    nginx?.kill('SIGQUIT');
+    await nginx?.close();
     for (const node of nodes) node.child.kill('SIGTERM');
     await Promise.all(nodes.map((node) => node.exited));
     await smtp?.close();
@@ -122,7 +83,7 @@ http {
     await vi.waitFor(() => expect(lines()).toHaveLength(1), { timeout: 3_000 });
     const { reqId } = JSON.parse(lines()[0]!) as { reqId: string };
     expect(reqId).toMatch(/^[0-9a-f]{32}$/);
-    expect(await readFile(join(dir, 'access.log'), 'utf8')).toContain(`${reqId} /.well-known/oauth-protected-resource/mcp`);
+    expect(await readFile(nginx.accessLog, 'utf8')).toContain(`${reqId} /.well-known/oauth-protected-resource/mcp`);
   });
 
   it('serves the discovery documents under the public URL, as the issuer', async () => {
