@@ -8,7 +8,7 @@ import { installFormParser } from './http/form-parser.js';
 import { limitPipelining } from './http/connection-limits.js';
 import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
-import { AccessLog, lazyChildLogger, requestIds } from './http/request-log.js';
+import { AccessLog, lazyChildLogger, requestIds, type ProxyTrust } from './http/request-log.js';
 import { addressKey } from './http/rate-limit-key.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
@@ -52,15 +52,16 @@ export const HTTP_TIMEOUTS = {
 export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS): Promise<FastifyInstance> {
   const { config } = deps;
   const logging = deps.logger.level !== 'silent';
+  const trust = trustProxy(config.trustProxy);
   const app = Fastify({
     // With logging off Fastify gets no logger at all, and no request id is made.
     ...(logging && {
       loggerInstance: deps.logger as FastifyBaseLogger,
       logController: new AccessLog(deps.logger),
       childLoggerFactory: lazyChildLogger,
-      genReqId: requestIds(config.trustProxy, deps.random.bytes(4).toString('hex')),
+      genReqId: requestIds(trust, deps.random.bytes(4).toString('hex')),
     }),
-    trustProxy: trustProxy(config.trustProxy),
+    trustProxy: trust,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     requestTimeout: timeouts.requestMs,
@@ -146,6 +147,6 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
 }
 
 /** A hop count becomes the function proxy-addr applies to numbers: trust the nearest `hops` proxies. */
-function trustProxy(setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+function trustProxy(setting: TrustProxy): ProxyTrust {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }

@@ -5,7 +5,6 @@ import type { IncomingMessage } from 'node:http';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
 import type { Logger } from 'pino';
-import type { TrustProxy } from '../config.js';
 
 /** The longest path an access line holds for a request no route served (probes send long ones). */
 const MAX_LOGGED_PATH = 200;
@@ -113,7 +112,7 @@ class LazyChild {
  * Request ids: the X-Request-Id a trusted proxy sent (nginx's $request_id, so that its access log and
  * Portico's name a request alike), or this process's own, unique across nodes and restarts by a random prefix.
  */
-export function requestIds(trust: TrustProxy, processId: string): (request: IncomingMessage) => string {
+export function requestIds(trust: ProxyTrust, processId: string): (request: IncomingMessage) => string {
   const trusted = trustsPeer(trust);
   let next = 0;
   return (request) => {
@@ -123,10 +122,12 @@ export function requestIds(trust: TrustProxy, processId: string): (request: Inco
   };
 }
 
-/** Whether the peer itself is a proxy TRUST_PROXY names: the header is only as good as who set it. */
-function trustsPeer(trust: TrustProxy): (address: string) => boolean {
-  if (trust === false) return () => false;
-  if (typeof trust === 'number') return () => trust > 0;
-  const compiled = proxyAddr.compile(trust);
-  return (address) => compiled(address, 0);
+/** Fastify's `trustProxy`, as app.ts makes it from TRUST_PROXY. */
+export type ProxyTrust = boolean | string[] | ((address: string, hop: number) => boolean);
+
+/** Whether the peer itself (hop 0) is a proxy Fastify trusts: the header is only as good as who set it. */
+function trustsPeer(trust: ProxyTrust): (address: string) => boolean {
+  if (typeof trust === 'boolean') return () => trust;
+  const trusted = typeof trust === 'function' ? trust : proxyAddr.compile(trust);
+  return (address) => trusted(address, 0);
 }
