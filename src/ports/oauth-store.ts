@@ -5,6 +5,13 @@
 // - Revoking a grant revokes every token issued under it, at once.
 // - Lookups never return expired or revoked rows unless the method says so.
 
+/**
+ * A client_id that names a Client ID Metadata Document is its https URL (D13); it has no registered row.
+ * Registered client ids are base64url, which never holds ':' or '/', so the two never meet.
+ */
+export const METADATA_DOCUMENT_CLIENT_ID_PREFIX = 'https://';
+export const isMetadataDocumentClientId = (clientId: string) => clientId.startsWith(METADATA_DOCUMENT_CLIENT_ID_PREFIX);
+
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
 
 export interface Client {
@@ -76,6 +83,10 @@ export interface Token {
 
 export interface OAuthStore {
   createClient(client: Client): Promise<void>;
+  /**
+   * Clients never change once registered (but for their last use), so a node may hold them: for up to
+   * 30 seconds it may return one another node has deleted; `saveTokens` is what refuses it.
+   */
   getClient(clientId: string): Promise<Client | undefined>;
   listClients(limit: number): Promise<Client[]>;
   /** Deletes the client with its consents, codes, grants and tokens; false when unknown. */
@@ -98,8 +109,12 @@ export interface OAuthStore {
   revokeGrant(grantId: string, now: number): Promise<void>;
   isGrantRevoked(grantId: string): Promise<boolean>;
 
-  /** Stores tokens in one transaction; a refresh token with `previousHash` rotates per D4. */
-  saveTokens(tokens: Token[]): Promise<void>;
+  /**
+   * Stores tokens in one transaction, provided their client is still registered (or is a metadata
+   * document): false, with nothing stored, when it was deleted, even by another node whose deletion
+   * this node's `getClient` has not seen yet. After `deleteClient` returns, no token of it is saved.
+   */
+  saveTokens(tokens: Token[]): Promise<boolean>;
   getToken(tokenHash: string): Promise<Token | undefined>;
   /**
    * Rotation bookkeeping when `refresh` is used (D4): its predecessor becomes superseded; other

@@ -2,6 +2,7 @@
 // client may reach any node for any request, and nothing changes for it (issue 6).
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli/cli-harness.js';
 import { approveConsent } from '../support/consent.js';
 import { freePort } from '../support/app.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
@@ -78,6 +79,20 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
     const refused = await contact(a, issued.body.access_token!);
     expect(refused.status).toBe(401);
     expect((await refused.json()).error).toBe('invalid_token');
+  });
+
+  it('issues no token for a client deleted with `portico clients revoke`, though a node read it a moment before', async () => {
+    const client = await register(a, { client_name: 'Short-lived CRM', grant_types: ['client_credentials'], scope: 'contact:write' });
+    const credentials = basic(client.client_id, client.client_secret);
+    expect((await token(b, credentials, { grant_type: 'client_credentials' })).status).toBe(200);
+
+    const deleted = await runCli(['clients', 'revoke', client.client_id], { DATABASE_URL: database.url });
+    expect(deleted.code, deleted.stderr).toBe(0);
+    for (const node of [b, a, c]) {
+      const refused = await token(node, credentials, { grant_type: 'client_credentials' });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error).toBe('invalid_client');
+    }
   });
 
   const redirectUri = 'https://app.example/callback';

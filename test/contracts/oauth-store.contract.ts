@@ -190,6 +190,38 @@ export function oauthStoreContract(engine: string, open: () => Promise<StoreFixt
       expect(await store.deleteClient('c1')).toBe(false);
     });
 
+    it('saves no token for a client another node deleted, though this node read the client before', async () => {
+      expect(await store.getClient('c1')).toBeDefined();
+      expect(await (await fixture.another()).deleteClient('c1')).toBe(true);
+      expect(await store.saveTokens([token('late'), token('late-refresh', { kind: 'refresh' })])).toBe(false);
+      expect(await store.getToken('late')).toBeUndefined();
+      expect(await store.getToken('late-refresh')).toBeUndefined();
+    });
+
+    it("saves a metadata document client's tokens, which has no registered row", async () => {
+      const documentClient = 'https://app.example/oauth/client.json';
+      expect(await store.saveTokens([token('cimd', { clientId: documentClient })])).toBe(true);
+      expect(await store.getToken('cimd')).toMatchObject({ clientId: documentClient });
+    });
+
+    it('leaves no token of a client deleted while another node saves tokens for it', async () => {
+      const other = await fixture.another();
+      const saved: string[] = [];
+      // Four callers save one token after another until the store refuses: the deletion lands among them.
+      const saving = [0, 1, 2, 3].map(async (caller) => {
+        for (let i = 0; ; i++) {
+          const hash = `racing-${caller}-${i}`;
+          if (!(await other.saveTokens([token(hash)]))) return;
+          saved.push(hash);
+        }
+      });
+      while (saved.length < 40) await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(await store.deleteClient('c1')).toBe(true);
+      await Promise.all(saving);
+      for (const hash of saved) expect(await store.getToken(hash)).toBeUndefined();
+      expect(await other.saveTokens([token('after')])).toBe(false);
+    });
+
     it("records a client's last use, as every later read sees it", async () => {
       await store.createClient(client('used'));
       expect((await store.getClient('used'))?.lastUsedAt).toBeNull();

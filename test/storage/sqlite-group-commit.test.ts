@@ -163,7 +163,7 @@ describe('SQLite group commit', () => {
   it('commits a write made while a transaction is open after it, not inside it: its rollback keeps the write', async () => {
     const oauth = sqlOAuthStore(db);
     await oauth.createClient(client);
-    let saved: Promise<void> | undefined;
+    let saved: Promise<boolean> | undefined;
     const rolledBack = db.transaction().execute(async (trx) => {
       await sql`delete from oauth_clients where client_id = ${client.clientId}`.execute(trx);
       saved = oauth.saveTokens([token('during')]);
@@ -171,7 +171,7 @@ describe('SQLite group commit', () => {
       throw new Error('roll back');
     });
     await expect(rolledBack).rejects.toThrow('roll back');
-    await saved;
+    expect(await saved).toBe(true);
     expect(await oauth.getToken('during')).toMatchObject({ tokenHash: 'during' });
     expect(await oauth.getClient(client.clientId)).toMatchObject({ clientId: client.clientId });
   });

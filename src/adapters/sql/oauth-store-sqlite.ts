@@ -1,7 +1,7 @@
 // The OAuth store's hot statements on SQLite (token endpoint and Bearer check), run directly on
 // better-sqlite3 (sqlite-direct.ts); everything else stays in oauth-store.ts on Kysely.
 import type { Selectable } from 'kysely';
-import type { OAuthStore } from '../../ports/oauth-store.js';
+import { isMetadataDocumentClientId, type OAuthStore } from '../../ports/oauth-store.js';
 import { oauthRowCache } from './oauth-row-cache.js';
 import { clientFromRow, TOKEN_COLUMNS_TEXT, tokenFromRow } from './oauth-rows.js';
 import type { OAuthClientsTable, OAuthTokensTable } from './schema.js';
@@ -9,6 +9,9 @@ import type { DirectSqlite } from './sqlite-direct.js';
 
 // Not rotateRefresh: it changes refresh tokens only (used, superseded), which are never held, and ends
 // no access token; a replay that does revokes the grant, which empties the cache.
+// Thrown inside the write to roll back a pair whose client is gone; never leaves saveTokens.
+const CLIENT_GONE = new Error('the client was deleted');
+
 type Overridden = 'getClient' | 'touchClient' | 'saveTokens' | 'getToken' | 'revokeGrant' | 'revokeToken' | 'deleteClient' | 'purgeExpired';
 
 /**
@@ -33,6 +36,10 @@ export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pic
   const clientById = () => direct.statement('select * from oauth_clients where client_id = ?');
   const tokenByHash = () => direct.statement('select * from oauth_tokens where token_hash = ?');
   const insertToken = () => direct.statement(`insert into oauth_tokens (${TOKEN_COLUMNS_TEXT}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // A registered client's token only while the client's row is there (the port's promise); one writer
+  // at a time, so the check and the insert cannot be split by a deletion.
+  const insertRegisteredToken = () =>
+    direct.statement(`insert into oauth_tokens (${TOKEN_COLUMNS_TEXT}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where exists (select 1 from oauth_clients where client_id = ?)`);
   return {
     getClient(clientId) {
       const held = cache.client(clientId);
@@ -50,13 +57,22 @@ export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pic
       cache.touched(clientId, at);
     },
     async saveTokens(tokens) {
-      if (!tokens.length) return;
+      if (!tokens.length) return true;
       const insertAll = () => {
-        const insert = insertToken();
-        for (const t of tokens) insert.run(t.tokenHash, t.kind, t.grantId, t.clientId, t.scope, t.resource, t.expiresAt, t.state, t.previousHash, t.usedAt);
+        for (const t of tokens) {
+          const values = [t.tokenHash, t.kind, t.grantId, t.clientId, t.scope, t.resource, t.expiresAt, t.state, t.previousHash, t.usedAt];
+          const inserted = isMetadataDocumentClientId(t.clientId) ? insertToken().run(...values) : insertRegisteredToken().run(...values, t.clientId);
+          if (inserted.changes === 0) throw CLIENT_GONE;
+        }
       };
-      // An access and a refresh token are saved together or not at all.
-      await direct.write(tokens.length === 1 ? insertAll : () => direct.atomically(insertAll));
+      try {
+        // An access and a refresh token are saved together or not at all.
+        await direct.write(tokens.length === 1 ? insertAll : () => direct.atomically(insertAll));
+        return true;
+      } catch (error) {
+        if (error === CLIENT_GONE) return false;
+        throw error;
+      }
     },
     getToken(tokenHash) {
       const held = cache.token(tokenHash);

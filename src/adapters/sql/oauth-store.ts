@@ -1,8 +1,9 @@
 // OAuthStore over Kysely: clients, consents, codes, grants and tokens, keyed by SHA-256 hashes.
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
 import { sql, type Selectable, type Transaction } from 'kysely';
-import type { OAuthStore, Token, TokenState } from '../../ports/oauth-store.js';
+import { METADATA_DOCUMENT_CLIENT_ID_PREFIX, type OAuthStore, type Token, type TokenState } from '../../ports/oauth-store.js';
 import { batchedWrites } from './batched-writes.js';
+import { heldClients } from './held-clients.js';
 import type { Db } from './database.js';
 import { clientFromRow, clientToRow, grantToRow, TOKEN_COLUMNS_TEXT, tokenFromRow, tokenToRow } from './oauth-rows.js';
 import { sqliteOAuthHotPath } from './oauth-store-sqlite.js';
@@ -22,37 +23,59 @@ export function sqlOAuthStore(db: Db): OAuthStore {
 
   // The three statements on the token endpoint's and the Bearer check's hot path are raw SQL: Kysely's
   // query builder and compiler were 10% of the token endpoint's profile (docs/performance.md).
+  // One statement text whatever the batch's size (unnest of one array a column), and a token is written
+  // only while its registered client exists: the key-share lock on the client's row makes a concurrent
+  // deleteClient (which deletes that row first) wait for this insert, or this insert see the deletion.
   const insertTokens = batchedWrites<Token>(async (rows) => {
-    const values = rows.map(
-      (t) => sql`(${t.tokenHash}, ${t.kind}, ${t.grantId}, ${t.clientId}, ${t.scope}, ${t.resource}, ${t.expiresAt}, ${t.state}, ${t.previousHash}, ${t.usedAt})`,
-    );
-    await sql`insert into oauth_tokens (${TOKEN_COLUMNS}) values ${sql.join(values)}`.execute(db);
+    const column = <K extends keyof Token>(key: K) => rows.map((t) => t[key]);
+    const { rows: written } = await sql<{ token_hash: string }>`
+      insert into oauth_tokens (${TOKEN_COLUMNS})
+      select * from unnest(${column('tokenHash')}::text[], ${column('kind')}::text[], ${column('grantId')}::text[], ${column('clientId')}::text[],
+        ${column('scope')}::text[], ${column('resource')}::text[], ${column('expiresAt')}::bigint[], ${column('state')}::text[],
+        ${column('previousHash')}::text[], ${column('usedAt')}::bigint[]) as t(${TOKEN_COLUMNS})
+      where starts_with(t.client_id, ${METADATA_DOCUMENT_CLIENT_ID_PREFIX})
+        or exists (select from oauth_clients c where c.client_id = t.client_id for key share)
+      returning token_hash`.execute(db);
+    const stored = new Set(written.map((row) => row.token_hash));
+    return new Set(rows.filter((t) => !stored.has(t.tokenHash)));
   });
+  const held = heldClients();
 
   const store: OAuthStore = {
     async createClient(client) {
       await db.insertInto('oauth_clients').values(clientToRow(client)).execute();
     },
     async getClient(clientId) {
+      const known = held.get(clientId);
+      if (known) return known;
       if (clientId.includes('\0')) return undefined; // PostgreSQL text holds no NUL: no such key exists.
       const { rows } = await sql<Selectable<OAuthClientsTable>>`select * from oauth_clients where client_id = ${clientId}`.execute(db);
-      return rows[0] && clientFromRow(rows[0]);
+      const client = rows[0] && clientFromRow(rows[0]);
+      if (client) held.keep(client);
+      return client;
     },
     async listClients(limit) {
       const rows = await db.selectFrom('oauth_clients').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
       return rows.map(clientFromRow);
     },
     async deleteClient(clientId) {
-      return db.transaction().execute(async (trx) => {
-        for (const table of ['oauth_tokens', 'oauth_codes', 'oauth_grants', 'oauth_consents'] as const) {
+      held.forget(clientId);
+      const deleted = await db.transaction().execute(async (trx) => {
+        // The client's row first: from here a token insert for it waits, then finds it gone (insertTokens).
+        // Then its grants, which a refresh rotation in flight holds (rotateRefresh): one that got there
+        // first has committed its tokens before the tokens' delete below reads the table.
+        const result = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
+        for (const table of ['oauth_grants', 'oauth_tokens', 'oauth_codes', 'oauth_consents'] as const) {
           await trx.deleteFrom(table).where('client_id', '=', clientId).execute();
         }
-        const result = await trx.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
         return Number(result.numDeletedRows) === 1;
       });
+      held.forget(clientId); // read again by this node while the deletion was under way
+      return deleted;
     },
     async touchClient(clientId, at) {
       await db.updateTable('oauth_clients').set({ last_used_at: at }).where('client_id', '=', clientId).execute();
+      held.touched(clientId, at);
     },
 
     async createConsent(consent) {
@@ -150,7 +173,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
     },
 
     async saveTokens(tokens) {
-      if (tokens.length) await insertTokens(tokens);
+      return tokens.length === 0 || insertTokens(tokens);
     },
     async getToken(tokenHash) {
       const { rows } = await sql<Selectable<OAuthTokensTable>>`select * from oauth_tokens where token_hash = ${tokenHash}`.execute(db);

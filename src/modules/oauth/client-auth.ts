@@ -46,6 +46,12 @@ export async function authenticateClient(deps: OAuthDeps, presented: PresentedCr
   return client;
 }
 
+/**
+ * The answer when the store refuses tokens because the client was deleted after it authenticated
+ * (possibly on another node): the same as for an unknown client.
+ */
+export const clientGone = () => invalidClient(AUTHENTICATION_FAILED);
+
 /** RFC 6749 section 2.3.1: Basic credentials whose parts are form-urlencoded before base64. */
 function parseBasic(header: string): { clientId: string; clientSecret: string } {
   const match = /^Basic +([A-Za-z0-9+/]+=*) *$/i.exec(header);

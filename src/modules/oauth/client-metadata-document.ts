@@ -1,16 +1,13 @@
 // Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, D13): which client_ids are
 // URLs of one, and the client a fetched document describes.
 import { AppError } from '../../errors.js';
-import type { Client } from '../../ports/oauth-store.js';
+import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { ClientName } from './register.js';
 import { narrowScope } from './scopes.js';
 
-/**
- * A client_id that names a metadata document: an https URL. Portico's own client ids are base64url
- * (newClientId), which never contains ':' or '/', so no registered client can look like one.
- */
-export const isMetadataDocumentUrl = (clientId: string) => clientId.startsWith('https://');
+/** A client_id that names a metadata document: an https URL (the rule is the store's, ports/oauth-store.ts). */
+export const isMetadataDocumentUrl = isMetadataDocumentClientId;
 
 const invalidClient = (description: string) => new AppError('invalid_client', description);
 

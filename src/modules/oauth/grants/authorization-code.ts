@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
+import { clientGone } from '../client-auth.js';
 import { mintTokens, sameResource, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import { sha256 } from '../secrets.js';
@@ -42,7 +43,7 @@ export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, pa
     resource: code.resource,
     withRefresh: client.grantTypes.includes('refresh_token'),
   });
-  await deps.store.saveTokens(rows);
+  if (!(await deps.store.saveTokens(rows))) throw clientGone();
   // A replay racing this exchange may have revoked the grant before these rows were written.
   if (await deps.store.isGrantRevoked(code.grantId)) {
     await deps.store.revokeGrant(code.grantId, deps.clock.now());

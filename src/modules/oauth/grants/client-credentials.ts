@@ -2,6 +2,7 @@
 import { AppError } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
 import { uuidV7 } from '../../../ports/random.js';
+import { clientGone } from '../client-auth.js';
 import { grantedScopes, mintTokens, resolveResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import type { TokenParams } from '../token-params.js';
@@ -12,6 +13,6 @@ export async function clientCredentialsGrant(deps: OAuthDeps, client: Client, pa
   const resource = resolveResource(deps, params.resource, scopes);
   // Section 4.4.3: no refresh token; the client can always ask again.
   const { response, rows } = mintTokens(deps, { client, grantId: uuidV7(deps.clock.now(), deps.random), scopes, resource, withRefresh: false });
-  await deps.store.saveTokens(rows);
+  if (!(await deps.store.saveTokens(rows))) throw clientGone();
   return response;
 }
