@@ -34,6 +34,18 @@ describe.skipIf(!machineRedisAnswers)('rate-limit counters in Redis', () => {
     expect(await directGet(MACHINE_REDIS, `${prefix}203.0.113.7token`)).toBe('4');
   });
 
+  it('gives each of many requests counted at once its own count, and counts the reads among them apart', async () => {
+    const prefix = await isolatedPrefix();
+    const { store } = await startNode({ keyPrefix: prefix });
+    const peek = (key: string) => new Promise<{ current: number }>((resolve, reject) => store.read(key, (error, counter) => (error ? reject(error) : resolve(counter)), 60_000, 100));
+
+    const [counts, elsewhere, read] = await Promise.all([Promise.all(Array.from({ length: 50 }, () => incr(store, 'crowd'))), incr(store, 'another'), peek('untouched')]);
+    expect(counts.map((c) => c.current).sort((x, y) => x - y)).toEqual(oneTo(50));
+    expect(elsewhere.current).toBe(1);
+    expect(read.current).toBe(0);
+    expect(await directGet(MACHINE_REDIS, `${prefix}crowd`)).toBe('50');
+  });
+
   it('reports the time left in the window and starts a new window once it has passed', async () => {
     const { store } = await startNode({ keyPrefix: await isolatedPrefix() });
 

@@ -66,6 +66,11 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then ttl = 0 end
 return {tonumber(current), ttl}`;
 
+type ScriptedPipeline = ReturnType<Redis['pipeline']> & {
+  porticoRateLimitIncr(key: string, windowMs: number): void;
+  porticoRateLimitRead(key: string): void;
+};
+
 type ScriptedRedis = Redis & {
   porticoRateLimitIncr(key: string, windowMs: number): Promise<[number, number]>;
   porticoRateLimitRead(key: string): Promise<[number, number]>;
@@ -122,30 +127,52 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
     redis.once('ready', settle).once('error', settle);
   });
 
+  const answered = (reply: [number, number], callback: CounterCallback) => {
+    recover();
+    callback(null, { current: reply[0], ttl: reply[1] });
+  };
+  const unanswered = (error: Error, fallBack: () => void) => {
+    degrade(error);
+    // No answer in time (rather than an error reply): drop the connection, so later requests go to
+    // memory without waiting, and the reconnection's 'ready' tells us when Redis is back. Once only:
+    // the requests in flight on it fail together.
+    if (error.name !== 'ReplyError' && redis.status === 'ready' && !dropping) {
+      dropping = true;
+      redis.disconnect(true);
+    }
+    fallBack();
+  };
+
+  // The counts asked for in one turn of the event loop go to Redis as one pipeline: one write and one
+  // read for all of them, where each request would otherwise pay a round trip's system calls and wake
+  // Redis once (the token endpoint's requests arrive several a turn under load).
+  let waiting: { method: 'incr' | 'read'; key: string; callback: CounterCallback; windowMs: number; max: number }[] = [];
+  const flush = () => {
+    const batch = waiting;
+    waiting = [];
+    const pipeline = redis.pipeline() as unknown as ScriptedPipeline;
+    for (const { method, key, windowMs } of batch) {
+      if (method === 'incr') pipeline.porticoRateLimitIncr(keyPrefix + key, windowMs);
+      else pipeline.porticoRateLimitRead(keyPrefix + key);
+    }
+    // LocalStore answers with its own counter object, which the next count changes: the batch's
+    // requests are counted one after another before any of them reads its answer, so each gets a copy.
+    const inMemory = (i: number) => () => {
+      const { method, key, callback, windowMs, max } = batch[i]!;
+      fallback[method](key, (error: Error | null, counter: RateLimitCounter) => callback(error, { current: counter.current, ttl: counter.ttl }), windowMs, max);
+    };
+    pipeline.exec().then(
+      (replies) => replies!.forEach(([error, reply], i) => (error ? unanswered(error, inMemory(i)) : answered(reply as [number, number], batch[i]!.callback))),
+      (error: Error) => batch.forEach((_, i) => unanswered(error, inMemory(i))),
+    );
+  };
   const count = (method: 'incr' | 'read', key: string, callback: CounterCallback, windowMs: number, max: number) => {
-    const inMemory = () => fallback[method](key, callback, windowMs, max);
     if (redis.status !== 'ready') {
       degrade(new Error(`connection ${redis.status}`));
-      return inMemory();
+      return fallback[method](key, callback, windowMs, max);
     }
-    const reply = method === 'incr' ? redis.porticoRateLimitIncr(keyPrefix + key, windowMs) : redis.porticoRateLimitRead(keyPrefix + key);
-    reply.then(
-      ([current, ttl]) => {
-        recover();
-        callback(null, { current, ttl });
-      },
-      (error: Error) => {
-        degrade(error);
-        // No answer in time (rather than an error reply): drop the connection, so later requests go to
-        // memory without waiting, and the reconnection's 'ready' tells us when Redis is back. Once only:
-        // the requests in flight on it fail together.
-        if (error.name !== 'ReplyError' && redis.status === 'ready' && !dropping) {
-          dropping = true;
-          redis.disconnect(true);
-        }
-        inMemory();
-      },
-    );
+    if (!waiting.length) setImmediate(flush);
+    waiting.push({ method, key, callback, windowMs, max });
   };
 
   class RedisRateLimitCounters implements RateLimitStore {
