@@ -15,7 +15,7 @@ import { smtpMailer } from './adapters/mail/smtp-mailer.js';
 import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
-import { SharedLocalStore } from './http/shared-local-store.js';
+import { SharedLocalStore } from './adapters/local-rate-limit-store.js';
 import { storeRateLimiter, type CounterStore } from './http/store-rate-limiter.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';

@@ -1,7 +1,7 @@
 // Rate-limit counters in Redis, shared by every node, with per-node memory while Redis is away (issue 6).
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { SharedLocalStore } from '../../http/shared-local-store.js';
+import { SharedLocalStore } from '../local-rate-limit-store.js';
 
 export interface RateLimitLogger {
   warn(details: object, message: string): void;

@@ -6,10 +6,10 @@ import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
 import { ConfigError, type Database } from '../../config.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { openPostgres } from './postgres.js';
-import type { Tables } from './schema.js';
+import type { Db, Tables } from './schema.js';
 import { registerSqliteHandle } from './sqlite-direct.js';
 
-export type Db = Kysely<Tables>;
+export type { Db };
 
 /**
  * mkdir -p, one level at a time: Node's recursive mkdirSync loops for ever below a folder where mkdir

@@ -1,5 +1,5 @@
 // The tables as Kysely sees them; docs/storage.md describes them for people.
-import type { Generated } from 'kysely';
+import type { Generated, Kysely } from 'kysely';
 
 export interface InquiriesTable {
   id: string;
@@ -101,3 +101,6 @@ export interface Tables {
   oauth_codes: OAuthCodesTable;
   oauth_tokens: OAuthTokensTable;
 }
+
+/** A database of these tables, SQLite or PostgreSQL. */
+export type Db = Kysely<Tables>;

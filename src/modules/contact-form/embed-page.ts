@@ -6,8 +6,15 @@ import { escapeHtml } from '../../html.js';
 import { LOCALES } from '../contact/schema.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import { asset, assetRoute } from '../discovery/static-asset.js';
-import type { EmbedScript } from './embed-routes.js';
 import { LANGUAGE_NAMES } from './form-words.js';
+
+/** The element's script, as the snippet names it. */
+export interface EmbedScript {
+  /** `/embed/contact-form.<digest>.js`: the same bytes, cached for a year. */
+  path: string;
+  /** The Subresource Integrity value of the script (sha384, base64). */
+  integrity: string;
+}
 
 export const TURNSTILE_ORIGIN = 'https://challenges.cloudflare.com';
 

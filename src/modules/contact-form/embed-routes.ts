@@ -4,20 +4,13 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { ifNoneMatchHits, strongEtag } from '../discovery/cached-document.js';
 import { route, type Reply, type RouteSpec } from '../../route-spec.js';
-import { embedPageRoutes } from './embed-page.js';
+import { embedPageRoutes, type EmbedScript } from './embed-page.js';
 import { contactFormElementScript } from './element.js';
 
 export interface EmbedSettings {
   publicUrl: string;
   /** Turnstile's public site key when Portico checks browsers with it; the element then renders the widget. */
   turnstileSiteKey: string | undefined;
-}
-
-export interface EmbedScript {
-  /** `/embed/contact-form.<digest>.js`: the same bytes, cached for a year. */
-  path: string;
-  /** The Subresource Integrity value of the script (sha384, base64). */
-  integrity: string;
 }
 
 // Any site may load the script and read its settings (the element posts only where CONTACT_ALLOWED_ORIGINS

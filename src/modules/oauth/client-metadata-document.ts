@@ -3,7 +3,7 @@
 import { AppError } from '../../errors.js';
 import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
 import { redirectUriProblem } from './redirect-uris.js';
-import { ClientName } from './register.js';
+import { ClientName } from './client-name.js';
 import { narrowScope } from './scopes.js';
 
 /** A client_id that names a metadata document: an https URL (the rule is the store's, ports/oauth-store.ts). */

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
 import type { Client, TokenEndpointAuthMethod } from '../../ports/oauth-store.js';
+import { ClientName } from './client-name.js';
 import type { OAuthDeps } from './oauth-deps.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { ALL_SCOPES, formatScope, parseScope } from './scopes.js';
@@ -9,12 +10,6 @@ import { newClientId, newSecret, sha256 } from './secrets.js';
 
 export const GRANT_TYPES = ['authorization_code', 'client_credentials', 'refresh_token'] as const;
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
-
-/** A client's name, registered or in its metadata document: shown on the consent page, so one short line. */
-export const ClientName = z
-  .string()
-  .max(200, 'client_name must be at most 200 characters')
-  .regex(/^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u, 'client_name must be a single line without control characters');
 
 // RFC 7591 section 2: unknown metadata is ignored, so the object is loose.
 export const ClientRegistrationRequest = z
