@@ -7,11 +7,11 @@ import { clientFromRow, TOKEN_COLUMNS_TEXT, tokenFromRow } from './oauth-rows.js
 import type { OAuthClientsTable, OAuthTokensTable } from './schema.js';
 import type { DirectSqlite } from './sqlite-direct.js';
 
-// Not rotateRefresh: it changes refresh tokens only (used, superseded), which are never held, and ends
-// no access token; a replay that does revokes the grant, which empties the cache.
 // Thrown inside the write to roll back a pair whose client is gone; never leaves saveTokens.
 const CLIENT_GONE = new Error('the client was deleted');
 
+// Not rotateRefresh: it changes refresh tokens only (used, superseded), which are never held, and ends
+// no access token; a replay that does revokes the grant, which empties the cache.
 type Overridden = 'getClient' | 'touchClient' | 'saveTokens' | 'getToken' | 'revokeGrant' | 'revokeToken' | 'deleteClient' | 'purgeExpired';
 
 /**

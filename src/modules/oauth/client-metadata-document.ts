@@ -2,8 +2,8 @@
 // URLs of one, and the client a fetched document describes.
 import { AppError } from '../../errors.js';
 import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
-import { redirectUriProblem } from './redirect-uris.js';
 import { ClientName } from './client-name.js';
+import { redirectUriProblem } from './redirect-uris.js';
 import { narrowScope } from './scopes.js';
 
 /** A client_id that names a metadata document: an https URL (the rule is the store's, ports/oauth-store.ts). */
