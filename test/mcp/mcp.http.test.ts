@@ -110,7 +110,9 @@ describe('POST /mcp over raw HTTP', () => {
     // refused them is still answered as D3 says. Stored here as that version stored it.
     const accessToken = newToken(cryptoRandom, Date.now());
     const row = { kind: 'access' as const, grantId: 'pre-rule', clientId: 'pre-rule', scope: 'docs:read', resource: `${api.url}/mcp`, expiresAt: Date.now() + 60_000, state: 'active' as const, previousHash: null, usedAt: null };
-    await api.deps.oauth.saveTokens([{ ...row, tokenHash: tokenKey(accessToken) }]);
+    const client = { clientId: 'pre-rule', secretHash: 'ab'.repeat(32), clientName: 'Old CRM', redirectUris: [], grantTypes: ['client_credentials'], tokenEndpointAuthMethod: 'client_secret_basic' as const, scope: 'docs:read', applicationType: null, createdAt: 0, lastUsedAt: null };
+    await api.deps.oauth.createClient(client);
+    expect(await api.deps.oauth.saveTokens([{ ...row, tokenHash: tokenKey(accessToken) }])).toBe(true);
     const response = await mcp(INIT, { authorization: `Bearer ${accessToken}` });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: 'insufficient_scope' });
