@@ -51,8 +51,8 @@ describe('portico clients', () => {
   it('revokes a client: its tokens stop working and it can no longer get new ones', async () => {
     const before = await api.post('/api/contact', { name: 'A', email: 'a@example.com', message: 'm', privacy: true }, { authorization: `Bearer ${accessToken}` });
     expect(before.status).toBe(200);
-    const { code, stdout } = await ws.cli('clients', 'revoke', clientId);
-    expect(code).toBe(0);
+    const { code, stdout, stderr } = await ws.cli('clients', 'revoke', clientId);
+    expect(code, stderr).toBe(0);
     expect(stdout).toContain(`client ${clientId} revoked`);
     const after = await api.post('/api/contact', { name: 'A', email: 'a@example.com', message: 'm', privacy: true }, { authorization: `Bearer ${accessToken}` });
     expect(after.status).toBe(401);
