@@ -1,6 +1,6 @@
 // `portico clients list|revoke`: the registered OAuth clients, and ending one with all its tokens.
 import type { Deps } from '../deps.js';
-import { isMetadataDocumentUrl } from '../modules/oauth/client-metadata-document.js';
+import { isMetadataDocumentClientId } from '../ports/oauth-store.js';
 import { CliError, type Output } from './output.js';
 
 const iso = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
@@ -25,7 +25,7 @@ export async function revokeClient(deps: Deps, out: Output, clientId: string | u
   if (!clientId) throw new CliError('usage: portico clients revoke ID');
   const registered = await deps.oauth.deleteClient(clientId);
   // A client identified by its metadata document (D13) has no registration: its codes and tokens went all the same.
-  if (!registered && isMetadataDocumentUrl(clientId)) {
+  if (!registered && isMetadataDocumentClientId(clientId)) {
     const host = new URL(clientId).hostname;
     return out.line(`client ${clientId} revoked: its codes and tokens are gone; it can be authorized again while its document is accepted (CIMD_DENIED_HOSTS=${host} refuses it)`);
   }

@@ -71,11 +71,6 @@ type ScriptedPipeline = ReturnType<Redis['pipeline']> & {
   porticoRateLimitRead(key: string): void;
 };
 
-type ScriptedRedis = Redis & {
-  porticoRateLimitIncr(key: string, windowMs: number): Promise<[number, number]>;
-  porticoRateLimitRead(key: string): Promise<[number, number]>;
-};
-
 export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
   const { logger, keyPrefix = DEFAULT_KEY_PREFIX, commandTimeoutMs = 250, maxReconnectDelayMs = 2_000 } = options;
   const connectTimeoutMs = Math.max(1_000, commandTimeoutMs * 4);
@@ -89,7 +84,7 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
     maxRetriesPerRequest: 0,
     // Keep trying for ever, so a node returns to the shared counters on its own.
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, maxReconnectDelayMs),
-  }) as ScriptedRedis;
+  });
   redis.defineCommand('porticoRateLimitIncr', { numberOfKeys: 1, lua: INCREMENT });
   redis.defineCommand('porticoRateLimitRead', { numberOfKeys: 1, lua: READ });
 

@@ -1,9 +1,8 @@
 // The authorization endpoint (RFC 6749 section 4.1.1, RFC 7636, RFC 9207): request -> consent -> code.
 import { AppError } from '../../errors.js';
-import type { Client } from '../../ports/oauth-store.js';
+import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
 import type { Reply } from '../../route-spec.js';
 import { chooseLocale, WORDS, type PageWords } from './consent-i18n.js';
-import { isMetadataDocumentUrl } from './client-metadata-document.js';
 import { consentPage, errorPage, type HtmlPage } from './consent-page.js';
 import { findClient } from './find-client.js';
 import { grantedScopes, resolveResource } from './issue-tokens.js';
@@ -86,7 +85,7 @@ export async function requestAuthorization(deps: OAuthDeps, http: BrowserRequest
     locale,
     words,
     clientName: client.clientName,
-    ...(isMetadataDocumentUrl(client.clientId) ? { documentHost: new URL(client.clientId).host, loopbackOnly: client.redirectUris.every(isLoopbackUri) } : {}),
+    ...(isMetadataDocumentClientId(client.clientId) ? { documentHost: new URL(client.clientId).host, loopbackOnly: client.redirectUris.every(isLoopbackUri) } : {}),
     redirectHost: hostOf(redirectUri),
     scopes,
     consentId,

@@ -1,13 +1,10 @@
-// Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, D13): which client_ids are
-// URLs of one, and the client a fetched document describes.
+// Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, D13): the client a fetched
+// document describes (which client_ids name one is the store's rule, ports/oauth-store.ts).
 import { AppError } from '../../errors.js';
-import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
+import type { Client } from '../../ports/oauth-store.js';
 import { ClientName } from './client-name.js';
 import { redirectUriProblem } from './redirect-uris.js';
 import { narrowScope } from './scopes.js';
-
-/** A client_id that names a metadata document: an https URL (the rule is the store's, ports/oauth-store.ts). */
-export const isMetadataDocumentUrl = isMetadataDocumentClientId;
 
 const invalidClient = (description: string) => new AppError('invalid_client', description);
 

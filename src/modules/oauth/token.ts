@@ -1,16 +1,15 @@
 // The token endpoint (RFC 6749 section 3.2) as a named pipeline: parse, authenticate, check, dispatch.
 import { AppError, invalidRequest } from '../../errors.js';
 import type { TokenGrant } from '../../ports/metrics.js';
-import type { Client } from '../../ports/oauth-store.js';
+import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
+import type { RequestLog } from '../../route-spec.js';
 import { authenticateClient } from './client-auth.js';
-import { isMetadataDocumentUrl } from './client-metadata-document.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';
 import { refreshTokenGrant } from './grants/refresh-token.js';
 import type { TokenResponse } from './issue-tokens.js';
 import type { OAuthDeps } from './oauth-deps.js';
 import type { TokenParams } from './token-params.js';
-import type { RequestLog } from '../../route-spec.js';
 
 /** `log` is the token request's: a grant revoked for a replay is told there, with the request's id. */
 type Grant = (deps: OAuthDeps, client: Client, params: TokenParams, log: RequestLog) => Promise<TokenResponse>;
@@ -36,7 +35,7 @@ export async function exchangeToken(deps: OAuthDeps, params: TokenParams, author
   deps.metrics.tokenIssued(params.grant_type as TokenGrant);
   const now = deps.clock.now();
   // A documented client (D13) has no row to touch: its document, not its last use, decides whether it is served.
-  if (isMetadataDocumentUrl(client.clientId)) return response;
+  if (isMetadataDocumentClientId(client.clientId)) return response;
   if (client.lastUsedAt === null || now - client.lastUsedAt > TOUCH_INTERVAL_MS) await deps.store.touchClient(client.clientId, now);
   return response;
 }

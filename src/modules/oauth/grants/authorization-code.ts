@@ -2,12 +2,12 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
+import type { RequestLog } from '../../../route-spec.js';
 import { clientGone } from '../client-auth.js';
 import { mintTokens, sameResource, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import { sha256 } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
-import type { RequestLog } from '../../../route-spec.js';
 
 // RFC 7636 section 4.1: 43-128 unreserved characters.
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;

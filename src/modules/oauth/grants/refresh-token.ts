@@ -1,11 +1,11 @@
 // The refresh_token grant (RFC 6749 section 6) with rotation and reuse detection (D4, RFC 9700 4.14.2).
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
+import type { RequestLog } from '../../../route-spec.js';
 import { grantedScopes, mintTokens, requireScopeFor, sameResource, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import { tokenKey } from '../secrets.js';
 import type { TokenParams } from '../token-params.js';
-import type { RequestLog } from '../../../route-spec.js';
 
 const invalidGrant = (description: string) => new AppError('invalid_grant', description);
 
