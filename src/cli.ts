@@ -64,8 +64,9 @@ function program(env: NodeJS.ProcessEnv, out: Output): Command {
     .option('--limit <n>', 'at most N clients', '100').option('--json', 'one JSON document per line')
     .addHelpText('after', example('portico clients list --limit 20'))
     .action((options: { limit: string; json?: boolean }) => stored((deps) => listClients(deps, out, options)));
-  clients.command('revoke').description('delete a client with its codes, grants and tokens').argument('<id>', 'the client_id')
-    .addHelpText('after', example('portico clients revoke 3f1c0c1e-...'))
+  // Client ids are base64url: one in 32 begins with '-', and must reach the command as the id, not as an option.
+  clients.command('revoke').description('delete a client with its codes, grants and tokens').argument('<id>', 'the client_id').allowUnknownOption()
+    .addHelpText('after', example('portico clients revoke s6BhdRkqt3M5pJ0bWkQx2A'))
     .action((id: string) => stored((deps) => revokeClient(deps, out, id)));
 
   const inquiries = root.command('inquiries').description('stored inquiries: list, resend, purge, export, erase');

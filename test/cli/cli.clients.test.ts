@@ -65,6 +65,15 @@ describe('portico clients', () => {
     expect((await ws.cli('clients', 'list')).stdout.trim()).toBe('no clients');
   });
 
+  it("revokes a client whose id begins with '-', as one in 32 base64url ids does, taking it as the id and not as an option", async () => {
+    const dashed = '-5NDrNB49iM_hK1y3gr9Bw';
+    await api.deps.oauth.createClient({ clientId: dashed, secretHash: 'ab'.repeat(32), clientName: 'Dashed', redirectUris: [], grantTypes: ['client_credentials'], tokenEndpointAuthMethod: 'client_secret_basic', scope: 'contact:write', applicationType: null, createdAt: 0, lastUsedAt: null });
+    const { code, stdout, stderr } = await ws.cli('clients', 'revoke', dashed);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`client ${dashed} revoked`);
+    expect(await api.deps.oauth.getClient(dashed)).toBeUndefined();
+  });
+
   it('exits 1 for an unknown client and without an id', async () => {
     const unknown = await ws.cli('clients', 'revoke', 'no-such-client');
     expect(unknown.code).toBe(1);
