@@ -1,6 +1,6 @@
 // buildApp(deps): the Fastify instance with every route table mounted; it never listens.
 import rateLimit from '@fastify/rate-limit';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
 import { AppError } from './errors.js';
 import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
@@ -8,7 +8,7 @@ import { installFormParser } from './http/form-parser.js';
 import { limitPipelining } from './http/connection-limits.js';
 import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
-import { AccessLog, lazyChildLogger, requestIds, type ProxyTrust } from './http/request-log.js';
+import { accessLog, type ProxyTrust } from './http/request-log.js';
 import { addressKey } from './http/rate-limit-key.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
@@ -51,16 +51,12 @@ export const HTTP_TIMEOUTS = {
 
 export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS): Promise<FastifyInstance> {
   const { config } = deps;
-  const logging = deps.logger.level !== 'silent';
   const trust = trustProxy(config.trustProxy);
+  // Fastify itself gets no logger: the access line is written beside it (request-log.ts). With logging
+  // off, no request id is made either.
+  const access = deps.logger.level === 'silent' ? undefined : accessLog(deps.logger, trust, deps.random.bytes(4).toString('hex'));
   const app = Fastify({
-    // With logging off Fastify gets no logger at all, and no request id is made.
-    ...(logging && {
-      loggerInstance: deps.logger as FastifyBaseLogger,
-      logController: new AccessLog(deps.logger),
-      childLoggerFactory: lazyChildLogger,
-      genReqId: requestIds(trust, deps.random.bytes(4).toString('hex')),
-    }),
+    ...(access && { logController: access.controller, childLoggerFactory: access.childLogger, genReqId: access.requestId }),
     trustProxy: trust,
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
@@ -73,6 +69,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     // ... and so do the requests node:http's parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,
   });
+  access?.attach(app.server);
   app.server.on('checkExpectation', answerUnmetExpectation);
   // Beyond MAX_CONNECTIONS a new connection is closed at once; the ones already open are served.
   app.server.maxConnections = config.maxConnections;

@@ -41,12 +41,12 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     await Promise.all([metricsServer?.close(), checkpoints?.stop()]);
     throw error;
   }
-  if (metricsServer) app.log.info({ metrics: `http://${config.metrics!.host}:${metricsServer.port}/metrics` }, 'serving metrics');
-  app.log.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
-  if (config.retention.inquiryMs === undefined) app.log.warn('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand (portico inquiries purge)');
-  if (config.retention.spamMs === undefined) app.log.warn('SPAM_RETENTION=off: spam is kept until deleted by hand (portico inquiries purge)');
+  if (metricsServer) deps.logger.info({ metrics: `http://${config.metrics!.host}:${metricsServer.port}/metrics` }, 'serving metrics');
+  deps.logger.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
+  if (config.retention.inquiryMs === undefined) deps.logger.warn('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand (portico inquiries purge)');
+  if (config.retention.spamMs === undefined) deps.logger.warn('SPAM_RETENTION=off: spam is kept until deleted by hand (portico inquiries purge)');
   if (config.appEnv === 'production' && !config.turnstile) {
-    app.log.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
+    deps.logger.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
   }
   // Lines are written in batches (deps.ts): the operator who just started the server sees these at once.
   deps.logger.flush();
@@ -55,12 +55,12 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    deps.logger.info({ signal }, 'shutting down: finishing in-flight requests');
     // Keep-alive connections go as soon as their request is answered; after 9 s, all of them go.
     const idle = setInterval(() => app.server.closeIdleConnections(), 100);
     const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     const abandon = setTimeout(() => {
-      app.log.warn('shutting down: deliveries still waiting are given up; their inquiries are kept and retried by the next process');
+      deps.logger.warn('shutting down: deliveries still waiting are given up; their inquiries are kept and retried by the next process');
       deps.mailer?.abandon();
       deps.webhook?.abandon();
     }, DELIVERY_GRACE_MS);

@@ -3,6 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type Problem } from '../errors.js';
+import { logUnrouted } from './request-log.js';
 
 const FASTIFY_CODES: Record<string, AppError['code']> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -104,5 +105,8 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods: (path
     if (appError.status >= 500 && appError.code === 'server_error') request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, appError);
   });
-  app.setNotFoundHandler((request, reply) => sendError(reply, notFound(request.method, request.url)));
+  app.setNotFoundHandler((request, reply) => {
+    logUnrouted(request, reply);
+    sendError(reply, notFound(request.method, request.url));
+  });
 }

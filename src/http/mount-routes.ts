@@ -10,6 +10,7 @@ import type { PublicOrigin } from '../public-origin.js';
 import { sendError } from './error-mapper.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 import type { InFlight } from './in-flight.js';
+import { logRoute } from './request-log.js';
 
 export interface MountSettings {
   origin: PublicOrigin;
@@ -39,7 +40,7 @@ export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], 
     if (!policy) continue;
     // CORS preflight (Fetch standard, CORS protocol): 204, never rate limited.
     const served = [...methods];
-    app.options(path, async (request, reply) => {
+    app.options(path, { onRequest: logRoute(path) }, async (request, reply) => {
       reply.code(204).headers(preflightHeaders(policy, request.headers.origin, served, settings.cors)).send();
     });
     methods.push('OPTIONS');
@@ -49,7 +50,7 @@ export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], 
 
 function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions {
   // Callback-style hooks: an async one costs a promise and a microtask turn on every request.
-  const onRequest: onRequestHookHandler[] = [];
+  const onRequest: onRequestHookHandler[] = [logRoute(spec.path)];
   const limit = spec.limit ? settings.rateLimits[spec.limit] : undefined;
   if (spec.cors) {
     const policy = spec.cors;

@@ -1,8 +1,9 @@
 // Request logs as nginx writes them: one access line per answered request, and the request's id on
-// every line a request logs. Fastify's own two lines a request (received, completed) are replaced
-// through its documented LogController.
-import type { IncomingMessage } from 'node:http';
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
+// every line a request logs. The access line is written from node:http's own events, beside Fastify
+// rather than through its logger: Fastify given a logger listens for the end of every response and
+// builds its route options to name the route, which cost more than the line itself.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
 import type { Logger } from 'pino';
 
@@ -11,43 +12,96 @@ const MAX_LOGGED_PATH = 200;
 /** An X-Request-Id from a trusted proxy: 1-128 visible ASCII characters (nginx's $request_id is 32 hex). */
 const INCOMING_ID = /^[\x21-\x7e]{1,128}$/;
 
+const ID = Symbol('portico.requestId');
+const STARTED = Symbol('portico.requestStarted');
+const ROUTE = Symbol('portico.route');
+const REPLY = Symbol('portico.reply');
+
+interface LoggedRequest extends IncomingMessage {
+  [ID]: string;
+  [STARTED]: number;
+  [ROUTE]?: string;
+  [REPLY]?: FastifyReply;
+}
+
+export interface AccessLog {
+  /** Fastify's `genReqId`: the id the request was given as it arrived. */
+  requestId(request: IncomingMessage): string;
+  /** Fastify's `childLoggerFactory`: a request's lines carry its id. */
+  childLogger(this: unknown, parent: FastifyBaseLogger, bindings: Record<string, unknown>): FastifyBaseLogger;
+  /** Fastify's `logController`: its own request lines are left to the access line. */
+  controller: LogController;
+  /** Starts writing the access lines of the requests `server` answers: before Fastify's listener is called. */
+  attach(server: Server): void;
+}
+
 /**
- * The access line: method, route, status, duration, request id, client IP and the bodies' lengths.
- * Never the query string (a client may put a token there), a header or a body.
+ * The access line of every request a server answers: method, route, status, duration, request id, client
+ * IP and the bodies' lengths, never the query string (a client may put a token there), a header or a
+ * body. Its listener goes ahead of Fastify's, so the duration counts from the request's arrival.
  */
-export class AccessLog extends LogController {
-  private readonly log: Logger;
+export function accessLog(logger: Logger, trust: ProxyTrust, processId: string): AccessLog {
+  const ids = requestIds(trust, processId);
+  const peers = proxyTrustFunction(trust);
+  // Without the redaction paths, which cost more than the rest of the line: its fields are fixed
+  // below, and none can hold a header or a body (pino's documented way: an empty `redact` on the child).
+  const log = logger.child({}, { redact: [] });
 
-  constructor(logger: Logger) {
-    super({ requestIdLogLabel: 'reqId' });
-    // Without the redaction paths, which cost more than the rest of the line: its fields are fixed
-    // below, and none can hold a header or a body (pino's documented way: an empty `redact` on the child).
-    this.log = logger.child({}, { redact: [] });
-  }
-
-  override incomingRequest(): void {}
-
-  /** The access line says it: a 404 is a status like any other. */
-  override routeNotFound(): void {}
-
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    const route = request.routeOptions.url;
+  // One function for every response ('close' comes whether or not the answer was sent): no closure a request.
+  function ended(this: ServerResponse): void {
+    const request = this.req as LoggedRequest;
+    const route = request[ROUTE];
     const line = {
-      reqId: request.id,
+      reqId: request[ID],
       method: request.method,
       // The route's pattern; the path itself only when no route matched, without its query.
       route,
-      path: route === undefined ? pathOf(request.url) : undefined,
-      status: reply.statusCode,
-      ms: Math.round(reply.elapsedTime * 100) / 100,
-      ip: request.ip,
+      path: route === undefined ? pathOf(request.url ?? '') : undefined,
+      status: this.statusCode,
+      ms: Math.round((performance.now() - request[STARTED]) * 100) / 100,
+      ip: proxyAddr(request, peers),
       requestBytes: length(request.headers['content-length']),
-      responseBytes: length(reply.getHeader('content-length')),
+      // Fastify hands its headers to writeHead, where node:http does not keep them.
+      responseBytes: length(request[REPLY]?.getHeader('content-length')),
     };
-    // An error here is the connection's (the client went away before the answer was sent).
-    if (error) this.log.warn({ ...line, err: error }, 'request not answered');
-    else this.log.info(line, 'request');
+    // The client went away before the answer was sent.
+    if (!this.writableFinished) log.warn(line, 'request not answered');
+    else log.info(line, 'request');
   }
+
+  const arrived = (request: LoggedRequest, response: ServerResponse) => {
+    request[STARTED] = performance.now();
+    request[ID] = ids(request);
+    response.on('close', ended);
+  };
+  return {
+    attach: (server) => void server.prependListener('request', arrived),
+    requestId: (request) => (request as LoggedRequest)[ID],
+    childLogger: (_parent, bindings) => lazyChildLogger(logger, bindings),
+    controller: new QuietController({ requestIdLogLabel: 'reqId' }),
+  };
+}
+
+/** A route's first onRequest hook: its requests' access lines name it. */
+export const logRoute =
+  (route: string): onRequestHookHandler =>
+  (request, reply, done) => {
+    const raw = request.raw as Partial<LoggedRequest>;
+    raw[ROUTE] = route;
+    raw[REPLY] = reply;
+    done();
+  };
+
+/** For a request no route served: its access line gives the answer's length too. */
+export function logUnrouted(request: FastifyRequest, reply: FastifyReply): void {
+  (request.raw as Partial<LoggedRequest>)[REPLY] = reply;
+}
+
+/** Fastify's request lines (received, completed, not found) are the access line's; its error lines stay. */
+class QuietController extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(): void {}
+  override routeNotFound(): void {}
 }
 
 const pathOf = (url: string): string => {
@@ -61,7 +115,7 @@ const length = (header: unknown): number | undefined => (header === undefined ? 
  * The request's logger, made only when the request logs something beyond its access line (an error, a
  * replayed code): a pino child for every request would cost more than a cheap request's whole answer.
  */
-export const lazyChildLogger = (logger: FastifyBaseLogger, bindings: Record<string, unknown>): FastifyBaseLogger => new LazyChild(logger, bindings) as unknown as FastifyBaseLogger;
+const lazyChildLogger = (logger: FastifyBaseLogger, bindings: Record<string, unknown>): FastifyBaseLogger => new LazyChild(logger, bindings) as unknown as FastifyBaseLogger;
 
 // A class, not an object of closures: one allocation a request.
 class LazyChild {
@@ -112,7 +166,7 @@ class LazyChild {
  * Request ids: the X-Request-Id a trusted proxy sent (nginx's $request_id, so that its access log and
  * Portico's name a request alike), or this process's own, unique across nodes and restarts by a random prefix.
  */
-export function requestIds(trust: ProxyTrust, processId: string): (request: IncomingMessage) => string {
+function requestIds(trust: ProxyTrust, processId: string): (request: IncomingMessage) => string {
   const trusted = trustsPeer(trust);
   let next = 0;
   return (request) => {
@@ -127,7 +181,12 @@ export type ProxyTrust = boolean | string[] | ((address: string, hop: number) =>
 
 /** Whether the peer itself (hop 0) is a proxy Fastify trusts: the header is only as good as who set it. */
 function trustsPeer(trust: ProxyTrust): (address: string) => boolean {
-  if (typeof trust === 'boolean') return () => trust;
-  const trusted = typeof trust === 'function' ? trust : proxyAddr.compile(trust);
+  const trusted = proxyTrustFunction(trust);
   return (address) => trusted(address, 0);
+}
+
+/** TRUST_PROXY as Fastify reads it for `request.ip`, so that the access line names the same client. */
+function proxyTrustFunction(trust: ProxyTrust): (address: string, hop: number) => boolean {
+  if (typeof trust === 'boolean') return () => trust;
+  return typeof trust === 'function' ? trust : proxyAddr.compile(trust);
 }

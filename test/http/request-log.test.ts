@@ -2,6 +2,8 @@
 // an X-Request-Id taken from trusted proxies only, and no line lost when the process is stopped.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { startApp, type TestApp } from '../support/app.js';
@@ -58,11 +60,28 @@ describe('the access line', () => {
   });
 
   it('gives the path of a request no route served, without its query and cut to 200 characters', async () => {
-    await fetch(`${api.url}/${'x'.repeat(300)}?token=secret-in-query`);
+    const response = await fetch(`${api.url}/${'x'.repeat(300)}?token=secret-in-query`);
     const line = lastAccessLine();
-    expect(line).toMatchObject({ status: 404, path: `/${'x'.repeat(199)}...` });
+    expect(line).toMatchObject({ status: 404, path: `/${'x'.repeat(199)}...`, responseBytes: Number(response.headers.get('content-length')) });
     expect(line.route).toBeUndefined();
     expect(api.logs.join('')).not.toContain('secret-in-query');
+  });
+
+  it('says so, at warn, when the client went away before its answer was sent', async () => {
+    const socket = connect(new URL(api.url).port as unknown as number, '127.0.0.1');
+    await once(socket, 'connect');
+    // A body announced and never sent: the request waits for it until the client leaves.
+    socket.write(`POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const before = parse(api.logs.join('')).length;
+    socket.destroy();
+    const line = await vi.waitFor(() => {
+      const unanswered = parse(api.logs.join('')).slice(before).find((l) => l.msg === 'request not answered');
+      expect(unanswered).toBeDefined();
+      return unanswered!;
+    });
+    expect(line).toMatchObject({ level: 40, method: 'POST', route: '/api/contact', requestBytes: 100 });
+    expect(line.reqId).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
   });
 
   it('ignores an X-Request-Id when no proxy is trusted: any client could set it', async () => {
