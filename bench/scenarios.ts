@@ -1,5 +1,6 @@
-// The bench's scenarios: each with the ratio to the bare server it must reach at 50 connections, and for
-// the two that send an e-mail, the budget a person feels too (CPU per inquiry, p99 latency).
+// The bench's scenarios: each with the ratio to the bare server it must reach at 50 connections, but
+// the two that send an e-mail: those are judged by the budget a person feels (CPU per inquiry, p99
+// latency), never by a throughput ratio (README, design notes on e-mail).
 import type { BenchRequest } from './wrk.js';
 
 export interface Scenario extends BenchRequest {
@@ -7,8 +8,8 @@ export interface Scenario extends BenchRequest {
   /** Portico ÷ bare at 50 connections; informational when absent. */
   target?: number;
   /**
-   * Scenarios that deliver an e-mail are judged as users feel them too, at 50 connections against the
-   * loopback sink: CPU per request and p99 latency.
+   * Scenarios that deliver an e-mail are judged as users feel them, at 50 connections against the
+   * loopback sink: CPU per request and p99 latency. Their ratio is printed, not judged.
    */
   mailBudget?: { cpuMsPerRequest: number; p99Ms: number };
   expectedStatus: number;
@@ -67,7 +68,6 @@ export function scenarios(credentials: Credentials): Scenario[] {
     {
       ...main,
       name: 'POST /mcp tools/call contact_service (Bearer)',
-      target: 0.15,
       mailBudget: MAIL_BUDGET,
       method: 'POST',
       path: '/mcp',
@@ -77,7 +77,6 @@ export function scenarios(credentials: Credentials): Scenario[] {
     {
       ...main,
       name: 'POST /api/contact (Bearer contact:write)',
-      target: 0.15,
       mailBudget: MAIL_BUDGET,
       method: 'POST',
       path: '/api/contact',
