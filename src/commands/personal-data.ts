@@ -37,9 +37,11 @@ export async function eraseInquiries(deps: Deps, out: Output, options: { email?:
   }
   // The record of an erasure names what went, never whose it was: a line a batch, so it stays bounded too.
   const log = deps.logger.child({ by: options.email !== undefined ? 'email' : 'id' }, { level: 'info' });
-  const count = await forgetInquiries(deps, filter, (ids) => {
-    for (const id of ids) out.line(`erased inquiry ${id}`);
-    if (ids.length) log.info({ erased: ids.length, ids }, 'inquiries erased on request');
+  const count = await forgetInquiries(deps, filter, {
+    onBatch: (ids) => {
+      for (const id of ids) out.line(`erased inquiry ${id}`);
+      if (ids.length) log.info({ erased: ids.length, ids }, 'inquiries erased on request');
+    },
   });
   await deps.inquiries.dropDeletedCopies();
   if (!count) log.info({ erased: 0, ids: [] }, 'inquiries erased on request');

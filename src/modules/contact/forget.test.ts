@@ -1,5 +1,5 @@
-// Deleting many inquiries: a batch at a time, copies before rows, and a pause after each batch as long
-// as the batch took, so that whatever is served beside a long purge keeps half of the database.
+// Deleting many inquiries: a batch at a time, copies before rows, and a rest after each batch in
+// proportion to the time it took, so that whatever is served beside a long deletion keeps most of the database.
 import { describe, expect, it } from 'vitest';
 import { FORGET_BATCH, forgetInquiries, type ForgetDeps } from './forget.js';
 
@@ -39,5 +39,12 @@ describe('forgetInquiries', () => {
     const rows = events.filter((e) => e.what.startsWith('rows'));
     // Each batch takes BATCH_MS; the next one starts after a rest as long, so rows go 2 x BATCH_MS apart.
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.at - rows[i - 1]!.at).toBeGreaterThanOrEqual(2 * BATCH_MS - 2);
+  });
+
+  it('rests three times as long as each batch took when asked to take a quarter of the time', async () => {
+    const { deps, events } = slowStore(FORGET_BATCH * 2 + 7);
+    await forgetInquiries(deps, { createdBefore: 0 }, { rest: 3 });
+    const rows = events.filter((e) => e.what.startsWith('rows'));
+    for (let i = 1; i < rows.length; i++) expect(rows[i]!.at - rows[i - 1]!.at).toBeGreaterThanOrEqual(4 * BATCH_MS - 2);
   });
 });
