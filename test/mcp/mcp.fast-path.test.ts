@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactDeps } from '../../src/deps.js';
 import { createPorticoMcpHandler } from '../../src/modules/mcp/mcp-handler.js';
 import { lastSseMessage } from '../../src/modules/mcp/sse.js';
-import { fastContactCall } from '../../src/modules/mcp/tools-call-fast-path.js';
-import { fastToolsListEra } from '../../src/modules/mcp/tools-list-fast-path.js';
+import { fastContactCall, fastToolsListEra } from '../../src/modules/mcp/fast-path/index.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
 
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };

@@ -131,7 +131,7 @@ describe('POST /mcp over raw HTTP', () => {
 
   it('records the client and the address of a call the SDK answers (not the fast path)', async () => {
     const { accessToken, clientId } = await token('mcp:invoke', `${api.url}/mcp`);
-    // A progress token sends the call through the SDK's own server (tools-call-fast-path.ts).
+    // A progress token sends the call through the SDK's own server (src/modules/mcp/fast-path/).
     const call = {
       jsonrpc: '2.0',
       id: 8,

@@ -9,8 +9,7 @@ import { sendContactTool } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
-import { fastContactCall, toolCallResponses } from './tools-call-fast-path.js';
-import { fastToolsListEra, toolsListCache } from './tools-list-fast-path.js';
+import { fastContactCall, fastToolsListEra, toolCallResponses, toolsListCache } from './fast-path/index.js';
 
 export const MCP_SCOPE = 'mcp:invoke';
 

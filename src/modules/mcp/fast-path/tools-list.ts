@@ -1,32 +1,22 @@
-// tools/list answered from the SDK's own result, captured once: the SDK builds a server per request,
-// which held tools/list at 0.04 of a bare handler (bench). The bytes stay the SDK's; only exactly
-// shaped requests take this path, everything else goes to the SDK (test/mcp/mcp.fast-path.test.ts).
+// tools/list served here (index.ts): the SDK's own result, captured once per protocol revision, with
+// the caller's id; only exactly shaped requests, everything else goes to the SDK.
+import { lastSseMessage } from '../sse.js';
+import { isObject, isPlainModernMeta, isPlainRequest, LEGACY_VERSION, MODERN_VERSION, type Headers } from './shape.js';
 
-import { lastSseMessage } from './sse.js';
-
-type Headers = Readonly<Record<string, string | string[] | undefined>>;
 type Fetch = (request: Request, options: { parsedBody: unknown }) => Promise<Response>;
 
-const LEGACY_VERSION = '2025-11-25';
-const MODERN_VERSION = '2026-07-28';
-const META_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities', 'io.modelcontextprotocol/clientInfo']);
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
 
 export type Era = 'legacy' | 'modern';
 
 /** Which era's cached result answers this request, or undefined when the SDK must see it. */
 export function fastToolsListEra(body: unknown, headers: Headers): Era | undefined {
-  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/list') return undefined;
-  if (typeof body.id !== 'string' && typeof body.id !== 'number') return undefined;
-  const accept = String(headers.accept ?? '');
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isPlainRequest(body, headers, 'tools/list')) return undefined;
   const version = headers['mcp-protocol-version'];
   const params = body.params;
   if (version === LEGACY_VERSION && (params === undefined || (isObject(params) && Object.keys(params).length === 0))) return 'legacy';
   if (version !== MODERN_VERSION || headers['mcp-method'] !== 'tools/list' || !isObject(params)) return undefined;
-  const meta = params._meta;
-  if (Object.keys(params).length !== 1 || !isObject(meta) || !Object.keys(meta).every((key) => META_KEYS.has(key))) return undefined;
-  if (meta['io.modelcontextprotocol/protocolVersion'] !== MODERN_VERSION || !isObject(meta['io.modelcontextprotocol/clientCapabilities'])) return undefined;
+  if (Object.keys(params).length !== 1 || !isPlainModernMeta(params._meta)) return undefined;
   return 'modern';
 }
 
@@ -51,5 +41,3 @@ export function toolsListCache(fetchFromSdk: Fetch, endpoint: string) {
     return `{"result":${await result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
   };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

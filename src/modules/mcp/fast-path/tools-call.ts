@@ -1,16 +1,9 @@
-// tools/call contact_service without building an SDK server per request: the SDK constructs a server,
-// registers the tool and converts its input schema to JSON Schema on every call (66% of the profile
-// beside the e-mail). Only exactly shaped calls whose arguments validate take this path; anything
-// else (other tools, bad arguments, unknown _meta) goes to the SDK, so its answers stay the SDK's.
-// test/mcp/mcp.fast-path.test.ts holds the two answers byte for byte equal.
-import { ContactToolInput, type ToolResult } from './contact-tool.js';
-
-type Headers = Readonly<Record<string, string | string[] | undefined>>;
+// tools/call contact_service served here (index.ts): only exactly shaped calls whose arguments the
+// tool's schema accepts; other tools, bad arguments and unknown _meta go to the SDK.
+import { ContactToolInput, type ToolResult } from '../contact-tool.js';
+import { isObject, isPlainModernMeta, isPlainRequest, LEGACY_VERSION, MODERN_VERSION, type Headers } from './shape.js';
 
 const TOOL = 'contact_service';
-const LEGACY_VERSION = '2025-11-25';
-const MODERN_VERSION = '2026-07-28';
-const META_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities', 'io.modelcontextprotocol/clientInfo']);
 
 export interface FastToolCall {
   era: 'legacy' | 'modern';
@@ -21,10 +14,7 @@ export interface FastToolCall {
 
 /** The call to serve here, or undefined when the SDK must see the request. */
 export function fastContactCall(body: unknown, headers: Headers): FastToolCall | undefined {
-  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
-  if (typeof body.id !== 'string' && typeof body.id !== 'number') return undefined;
-  const accept = String(headers.accept ?? '');
-  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isPlainRequest(body, headers, 'tools/call')) return undefined;
   const params = body.params;
   if (!isObject(params) || params.name !== TOOL || !isObject(params.arguments)) return undefined;
   const version = headers['mcp-protocol-version'];
@@ -33,9 +23,7 @@ export function fastContactCall(body: unknown, headers: Headers): FastToolCall |
     if (keys.length !== 2) return undefined;
   } else {
     if (version !== MODERN_VERSION || headers['mcp-method'] !== 'tools/call' || headers['mcp-name'] !== TOOL || keys.length !== 3) return undefined;
-    const meta = params._meta;
-    if (!isObject(meta) || !Object.keys(meta).every((key) => META_KEYS.has(key))) return undefined;
-    if (meta['io.modelcontextprotocol/protocolVersion'] !== MODERN_VERSION || !isObject(meta['io.modelcontextprotocol/clientCapabilities'])) return undefined;
+    if (!isPlainModernMeta(params._meta)) return undefined;
   }
   // Arguments the tool refuses are answered by the SDK's own validation, word for word.
   const valid = ContactToolInput['~standard'].validate(params.arguments);
@@ -56,5 +44,3 @@ export function toolCallResponses(serverInfo: object): (call: FastToolCall, resu
     return `{"result":${call.era === 'modern' ? json.slice(0, -1) + modernTail : json},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`;
   };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
