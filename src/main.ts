@@ -31,7 +31,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     // D15: due retries and attempts a stopped process left, every few seconds, so the first retry comes within 30 s.
     { name: 'deliver-waiting-inquiries', intervalMs: 5_000, run: () => deliverWaiting(contactDeps(deps)) },
     { name: 'purge-expired-oauth-state', intervalMs: 600_000, run: () => deps.oauth.purgeExpired(deps.clock.now(), CLIENT_RETENTION) },
-    { name: 'retention', intervalMs: RETENTION_INTERVAL_MS, run: () => applyRetention({ ...deps, holder, log: deps.logger }, config.retention) },
+    { name: 'retention', intervalMs: RETENTION_INTERVAL_MS, run: (signal) => applyRetention({ ...deps, holder, log: deps.logger }, config.retention, signal) },
   ]);
   // The metrics listener first: a start that fails on either port leaves nothing listening.
   const metricsServer = config.metrics && (await deps.prometheus!.listen(config.metrics.host, config.metrics.port));

@@ -1,5 +1,5 @@
-// Deleting many inquiries: a batch at a time, copies before rows, and a rest after each batch in
-// proportion to the time it took, so that whatever is served beside a long deletion keeps most of the database.
+// Deleting many inquiries: a batch at a time, copies before rows, and a pause after each batch as long
+// as the batch took, so that whatever is served beside a long purge keeps half of the database.
 import { describe, expect, it } from 'vitest';
 import { FORGET_BATCH, forgetInquiries, type ForgetDeps } from './forget.js';
 
@@ -41,10 +41,16 @@ describe('forgetInquiries', () => {
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.at - rows[i - 1]!.at).toBeGreaterThanOrEqual(2 * BATCH_MS - 2);
   });
 
-  it('rests three times as long as each batch took when asked to take a quarter of the time', async () => {
-    const { deps, events } = slowStore(FORGET_BATCH * 2 + 7);
-    await forgetInquiries(deps, { createdBefore: 0 }, { rest: 3 });
-    const rows = events.filter((e) => e.what.startsWith('rows'));
-    for (let i = 1; i < rows.length; i++) expect(rows[i]!.at - rows[i - 1]!.at).toBeGreaterThanOrEqual(4 * BATCH_MS - 2);
+  it('starts no further batch once its signal is aborted, and says how many it deleted', async () => {
+    const { deps, events } = slowStore(FORGET_BATCH * 4);
+    const stopping = new AbortController();
+    const deleting = forgetInquiries(deps, { createdBefore: 0 }, { signal: stopping.signal });
+    await new Promise((resolve) => setTimeout(resolve, BATCH_MS * 1.5));
+    stopping.abort();
+    const started = performance.now();
+    expect(await deleting).toBe(FORGET_BATCH);
+    // The pause after the first batch ends with the abort, not after its BATCH_MS.
+    expect(performance.now() - started).toBeLessThan(BATCH_MS / 2);
+    expect(events.map((e) => e.what)).toEqual([`copies ${FORGET_BATCH}`, `rows ${FORGET_BATCH}`]);
   });
 });

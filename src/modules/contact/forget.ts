@@ -1,7 +1,8 @@
 // Deleting inquiries for good, with what was kept beside them (the outbox copy of their e-mail): for
 // retention, `inquiries purge` and `inquiries erase`. A batch at a time, so that memory and each write
-// stay bounded however many match; after each batch, a rest, so that the requests served beside a long
-// deletion (in this process or another) keep most of the database's and the file system's time.
+// stay bounded however many match; after each batch, a pause as long as the batch took, so that a
+// long purge takes half of the database's and the file system's time at most, and the requests served
+// beside it (in this process or another) keep the other half.
 import { setTimeout as pause } from 'node:timers/promises';
 import type { InquiryFilter, InquiryStore } from '../../ports/inquiry-store.js';
 
@@ -16,12 +17,8 @@ export interface ForgetDeps {
 export interface ForgetOptions {
   /** Called with each batch's ids once they are gone. */
   onBatch?: (ids: readonly string[]) => void;
-  /**
-   * The rest after each batch, as a multiple of the time it took: 1 (the default) gives a deletion half
-   * of the time, as a command beside the server has; 3 gives it a quarter, as the job inside a serving
-   * node has, whose deletions share the node's event loop and core with the requests.
-   */
-  rest?: number;
+  /** Once aborted, no further batch starts: what is left is found again by the next run. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -29,7 +26,6 @@ export interface ForgetOptions {
  * between leaves rows that the next run finds again, never a file whose row is gone.
  */
 export async function forgetInquiries(deps: ForgetDeps, filter: InquiryFilter, options: ForgetOptions = {}): Promise<number> {
-  const rest = options.rest ?? 1;
   let total = 0;
   for (;;) {
     const started = performance.now();
@@ -38,6 +34,8 @@ export async function forgetInquiries(deps: ForgetDeps, filter: InquiryFilter, o
     total += await deps.inquiries.deleteIds(ids);
     options.onBatch?.(ids);
     if (ids.length < FORGET_BATCH) return total;
-    await pause((performance.now() - started) * rest);
+    // An abort ends the pause at once, and no further batch starts.
+    const paused = await pause(performance.now() - started, true, { signal: options.signal }).catch(() => false);
+    if (!paused) return total;
   }
 }

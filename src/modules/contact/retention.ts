@@ -7,8 +7,6 @@ import { forgetInquiries, type ForgetDeps } from './forget.js';
 
 /** How often each node looks; the lease keeps the others out for half of it. */
 export const RETENTION_INTERVAL_MS = 3_600_000;
-/** The job runs inside a serving node: it takes a quarter of the time, the requests the rest. */
-const RETENTION_REST = 3;
 
 export interface RetentionDeps extends ForgetDeps {
   clock: Clock;
@@ -18,14 +16,17 @@ export interface RetentionDeps extends ForgetDeps {
   log: { info(obj: object, msg: string): void };
 }
 
-/** Deletes what is past its retention; undefined when another node holds the job or nothing is limited. */
-export async function applyRetention(deps: RetentionDeps, policy: RetentionSettings): Promise<{ spam: number; inquiries: number } | undefined> {
+/**
+ * Deletes what is past its retention; undefined when another node holds the job or nothing is limited.
+ * Once `signal` is aborted it stops after the batch in progress, and the next run goes on.
+ */
+export async function applyRetention(deps: RetentionDeps, policy: RetentionSettings, signal?: AbortSignal): Promise<{ spam: number; inquiries: number } | undefined> {
   if (policy.inquiryMs === undefined && policy.spamMs === undefined) return undefined;
   const now = deps.clock.now();
   if (!(await deps.leases.claim('retention', deps.holder, now, now + RETENTION_INTERVAL_MS / 2))) return undefined;
-  const gently = { rest: RETENTION_REST };
-  const spam = policy.spamMs === undefined ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.spamMs, status: 'spam' }, gently);
-  const inquiries = policy.inquiryMs === undefined ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.inquiryMs }, gently);
+  const options = signal ? { signal } : {};
+  const spam = policy.spamMs === undefined ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.spamMs, status: 'spam' }, options);
+  const inquiries = policy.inquiryMs === undefined || signal?.aborted ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.inquiryMs }, options);
   // Counts only: never an address or a name in the log.
   if (spam || inquiries) deps.log.info({ spam, inquiries }, 'retention: deleted inquiries past their retention, with their outbox copies');
   return { spam, inquiries };
