@@ -45,7 +45,11 @@ export async function compareClientKinds(options: Options): Promise<ClientKindRo
     body: JSON.stringify({ client_name: 'bench', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }),
   });
   const { client_id: registeredId } = (await registered.json()) as { client_id: string };
-  const documentId = host.publish('/bench-client.json', { client_id: `${host.origin}/bench-client.json`, client_name: 'bench', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }, { 'cache-control': 'max-age=3600' });
+  const documentId = host.publish(
+    '/bench-client.json',
+    { client_id: `${host.origin}/bench-client.json`, client_name: 'bench', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' },
+    { 'cache-control': 'max-age=3600' },
+  );
 
   const paths = (clientId: string): Scenario[] => [
     {
@@ -71,7 +75,8 @@ export async function compareClientKinds(options: Options): Promise<ClientKindRo
     const [a, b] = [forRegistered[i]!, forDocument[i]!];
     for (const scenario of [a, b]) {
       const answer = await recordAnswer(portico.url, scenario);
-      if (answer.status !== scenario.expectedStatus) throw new Error(`${scenario.name} for ${scenario === a ? 'the registered' : 'the documented'} client: ${answer.status} ${answer.body.slice(0, 300)}`);
+      if (answer.status !== scenario.expectedStatus)
+        throw new Error(`${scenario.name} for ${scenario === a ? 'the registered' : 'the documented'} client: ${answer.status} ${answer.body.slice(0, 300)}`);
     }
     process.stderr.write(`${a.name}, document ÷ registered, 50 connection(s): `);
     if (options.warmupSeconds) for (const scenario of [a, b]) await options.load(portico, scenario, 50, options.warmupSeconds);

@@ -145,14 +145,18 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
     while ((await olderThan(db, cutoff)) > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
   });
   const retention = { deleted, ...(await p99While(emptied)), seconds: (performance.now() - retentionStarted) / 1000 };
-  process.stderr.write(`${retention.deleted} deleted in ${retention.seconds.toFixed(1)} s, token p99 ${retention.p99MedianDuringMs.toFixed(1)} ms in the median second, ${retention.p99DuringMs.toFixed(1)} in the worst (${before.toFixed(1)} before)\n`);
+  process.stderr.write(
+    `${retention.deleted} deleted in ${retention.seconds.toFixed(1)} s, token p99 ${retention.p99MedianDuringMs.toFixed(1)} ms in the median second, ${retention.p99DuringMs.toFixed(1)} in the worst (${before.toFixed(1)} before)\n`,
+  );
 
   process.stderr.write(`purging every inquiry (${engine}) under token load... `);
   const purging = cli(['inquiries', 'purge', '--older-than', '0']);
   const during = await p99While(purging);
   const purged = await purging;
   const outboxLeft = (await readdir(join(fullSide.cwd, 'data', 'outbox'), { recursive: true }).catch(() => [])).filter((name) => name.endsWith('.eml')).length;
-  process.stderr.write(`${purged.seconds.toFixed(1)} s, ${purged.peakMb.toFixed(0)} MB, token p99 ${during.p99MedianDuringMs.toFixed(1)} ms in the median second, ${during.p99DuringMs.toFixed(1)} in the worst (${before.toFixed(1)} before), ${outboxLeft} outbox files left\n`);
+  process.stderr.write(
+    `${purged.seconds.toFixed(1)} s, ${purged.peakMb.toFixed(0)} MB, token p99 ${during.p99MedianDuringMs.toFixed(1)} ms in the median second, ${during.p99DuringMs.toFixed(1)} in the worst (${before.toFixed(1)} before), ${outboxLeft} outbox files left\n`,
+  );
   return {
     engine,
     rows: ctx.rows,
@@ -174,7 +178,15 @@ async function withDatabase<T>(database: Database, run: (db: Db) => Promise<T>):
 }
 
 const olderThan = async (db: Db, cutoff: number) =>
-  Number((await db.selectFrom('inquiries').select((eb) => eb.fn.countAll().as('n')).where('created_at', '<', cutoff).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await db
+        .selectFrom('inquiries')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('created_at', '<', cutoff)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 const databaseUrl = (database: Database) => (database.engine === 'sqlite' ? `sqlite:${database.path}` : database.url);
 
@@ -229,10 +241,14 @@ export function growthMisses(report: GrowthReport): string[] {
 
 export function printGrowth(report: GrowthReport): void {
   const { engine, rows, fillSeconds, list, retention, purge } = report;
-  process.stdout.write(`\nGrowth on ${engine}: a node holding ${rows} inquiries (with their outbox copies) and ${rows} tokens against an empty one (filled in ${fillSeconds.toFixed(0)} s), 50 connections:\n\n`);
+  process.stdout.write(
+    `\nGrowth on ${engine}: a node holding ${rows} inquiries (with their outbox copies) and ${rows} tokens against an empty one (filled in ${fillSeconds.toFixed(0)} s), 50 connections:\n\n`,
+  );
   process.stdout.write('| scenario | empty req/s | full req/s | rate full ÷ empty | empty p99 ms | full p99 ms | p99 full ÷ empty |\n|---|---|---|---|---|---|---|\n');
   for (const r of report.scenarios) {
-    process.stdout.write(`| ${r.scenario} | ${r.empty.reqPerSec.toFixed(0)} | ${r.full.reqPerSec.toFixed(0)} | ${r.rateRatio.toFixed(3)} (>= ${MIN_RATE_RATIO}) | ${r.empty.p99Ms.toFixed(1)} | ${r.full.p99Ms.toFixed(1)} | ${r.p99Ratio.toFixed(2)} (<= ${MAX_P99_RATIO}) |\n`);
+    process.stdout.write(
+      `| ${r.scenario} | ${r.empty.reqPerSec.toFixed(0)} | ${r.full.reqPerSec.toFixed(0)} | ${r.rateRatio.toFixed(3)} (>= ${MIN_RATE_RATIO}) | ${r.empty.p99Ms.toFixed(1)} | ${r.full.p99Ms.toFixed(1)} | ${r.p99Ratio.toFixed(2)} (<= ${MAX_P99_RATIO}) |\n`,
+    );
   }
   process.stdout.write(`\ninquiries list --format ndjson: ${list.lines} lines in ${list.seconds.toFixed(1)} s, peak RSS ${list.peakMb.toFixed(0)} MB (bar: < ${LIST_LIMIT_MB})\n`);
   process.stdout.write(

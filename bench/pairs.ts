@@ -138,7 +138,9 @@ export function printPairs(comparison: PairComparison): void {
   process.stdout.write(`| scenario | ${base} req/s | ${other} req/s | ratio |${targeted ? ' target |' : ''} ${other} ms p50 / p99 |\n|---|---|---|---|${targeted ? '---|' : ''}---|\n`);
   for (const r of rows) {
     const target = !targeted ? '' : r.target === undefined ? ' |' : ` >= ${r.target.toFixed(2)}${r.ratio >= r.target ? '' : ' MISSED'} |`;
-    process.stdout.write(`| ${r.scenario} | ${r.base.reqPerSec.toFixed(0)} | ${r.other.reqPerSec.toFixed(0)} | ${r.ratio.toFixed(3)} |${target} ${r.other.p50Ms.toFixed(2)} / ${r.other.p99Ms.toFixed(2)} |\n`);
+    process.stdout.write(
+      `| ${r.scenario} | ${r.base.reqPerSec.toFixed(0)} | ${r.other.reqPerSec.toFixed(0)} | ${r.ratio.toFixed(3)} |${target} ${r.other.p50Ms.toFixed(2)} / ${r.other.p99Ms.toFixed(2)} |\n`,
+    );
   }
   process.stdout.write('\n');
 }

@@ -84,7 +84,20 @@ async function main(): Promise<void> {
       if (!engines.length) throw new Error(`--only ${growthWord}: say growth, growth-sqlite or growth-postgres`);
       const sink = await startSmtpSink(CLIENT_CPUS);
       running.push(sink);
-      const ctx = { dir, cpus: SERVER_CPUS, clientCpus: CLIENT_CPUS, logLevel: LOG_LEVEL, smtpUrl: sink.url, rows: growthRows(QUICK), rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+      const ctx = {
+        dir,
+        cpus: SERVER_CPUS,
+        clientCpus: CLIENT_CPUS,
+        logLevel: LOG_LEVEL,
+        smtpUrl: sink.url,
+        rows: growthRows(QUICK),
+        rounds: ROUNDS,
+        seconds: SECONDS[50]!,
+        warmupSeconds: WARMUP_SECONDS,
+        running,
+        credentials,
+        load,
+      };
       return await growth(ctx, engines);
     }
     const sink = await startSmtpSink(CLIENT_CPUS);
@@ -145,7 +158,19 @@ async function main(): Promise<void> {
       }
     }
 
-    const pairs: PairContext = { chosen, dir, smtpUrl: sink.url, cpus: SERVER_CPUS, logLevel: LOG_LEVEL, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load };
+    const pairs: PairContext = {
+      chosen,
+      dir,
+      smtpUrl: sink.url,
+      cpus: SERVER_CPUS,
+      logLevel: LOG_LEVEL,
+      rounds: ROUNDS,
+      seconds: SECONDS[50]!,
+      warmupSeconds: WARMUP_SECONDS,
+      running,
+      credentials,
+      load,
+    };
     const distributed = await compareDistributed(pairs);
     const scaleOut = await compareScaleOut(pairs);
     const metrics = await compareMetrics(pairs);
@@ -183,7 +208,10 @@ async function main(): Promise<void> {
 
     if (args.json) {
       const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK, logLevel: LOG_LEVEL };
-      await writeFile(args.json, `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, scaleOut, metrics, clientKinds, mail, missed }, null, 2)}\n`);
+      await writeFile(
+        args.json,
+        `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, scaleOut, metrics, clientKinds, mail, missed }, null, 2)}\n`,
+      );
       process.stdout.write(`results written to ${args.json}\n`);
     }
     if (problems.length || (!QUICK && missed.length)) process.exitCode = 1;
@@ -240,7 +268,9 @@ function printTable(rows: Row[], peaks: Record<string, number>, startMs: number)
   const widths = table[0]!.map((_, column) => Math.max(...table.map((row) => row[column]!.length)));
   const line = (row: string[]) => `| ${row.map((cell, column) => cell.padEnd(widths[column]!)).join(' | ')} |`;
   const seconds = CONNECTIONS.map((c) => `${SECONDS[c]} s at ${c}`).join(', ');
-  process.stdout.write(`\nwrk, median of ${ROUNDS} round(s) (${seconds} connection(s)); servers on CPU ${SERVER_CPUS}, wrk on ${CLIENT_CPUS}; Node ${process.version}, ${cpus().length} CPUs; Portico at LOG_LEVEL=${LOG_LEVEL}, logging to a file\n\n`);
+  process.stdout.write(
+    `\nwrk, median of ${ROUNDS} round(s) (${seconds} connection(s)); servers on CPU ${SERVER_CPUS}, wrk on ${CLIENT_CPUS}; Node ${process.version}, ${cpus().length} CPUs; Portico at LOG_LEVEL=${LOG_LEVEL}, logging to a file\n\n`,
+  );
   process.stdout.write(`${[line(table[0]!), line(widths.map((w) => '-'.repeat(w))), ...table.slice(1).map(line)].join('\n')}\n\n`);
   process.stdout.write(`peak RSS: portico ${peaks.main!.toFixed(0)} MB, portico with limits ${peaks.limited!.toFixed(0)} MB, bare ${peaks.bare!.toFixed(0)} MB (bar: < ${MEMORY_LIMIT_MB} MB)\n`);
   process.stdout.write(`portico serve answered /healthz ${startMs.toFixed(0)} ms after it was spawned (bar: <= ${START_LIMIT_MS} ms)\n`);

@@ -95,7 +95,10 @@ export async function startPortico(options: { smtpUrl?: string; dir: string; nam
   child.once('exit', () => (exited = true));
   for (;;) {
     if (exited) throw new Error(`portico serve (${options.name}) exited before answering /healthz`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

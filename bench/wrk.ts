@@ -31,7 +31,10 @@ export function ensureWrk(): void {
   process.stderr.write('bench: wrk is missing; installing Debian package wrk...\n');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
-  for (const args of [['apt-get', 'update'], ['apt-get', 'install', '-y', '--no-install-recommends', 'wrk']]) {
+  for (const args of [
+    ['apt-get', 'update'],
+    ['apt-get', 'install', '-y', '--no-install-recommends', 'wrk'],
+  ]) {
     const [command, ...rest] = [...asRoot, ...args] as [string, ...string[]];
     const result = spawnSync(command, rest, { env, stdio: ['ignore', 'ignore', 'inherit'] });
     if (result.status !== 0) throw new Error(`could not install wrk (${[command, ...rest].join(' ')} exited ${result.status ?? result.error?.message}); install Debian package wrk and run again`);

@@ -65,7 +65,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     keepAliveTimeout: timeouts.keepAliveMs,
     http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     // Errors Fastify raises before routing (a malformed URL) get the one error body too (D9).
-    frameworkErrors: (error, _request, reply) => sendError(reply, toAppError(error)),
+    frameworkErrors: (error, _request, reply) => void sendError(reply, toAppError(error)),
     // ... and so do the requests node:http's parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,
   });

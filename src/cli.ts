@@ -43,55 +43,91 @@ function program(env: NodeJS.ProcessEnv, out: Output): Command {
       writeErr: (text) => process.stderr.write(text),
       outputError: (text, write) => write(text.replace(/^error: /, 'portico: ')),
     })
-    .addHelpText('after', `${example('portico check', 'portico inquiries list --status failed', 'portico inquiries --help')}\nExit codes: 0 done; 1 refused or failed (a usage mistake, the configuration, a store, a delivery still failing).\n`);
+    .addHelpText(
+      'after',
+      `${example('portico check', 'portico inquiries list --status failed', 'portico inquiries --help')}\nExit codes: 0 done; 1 refused or failed (a usage mistake, the configuration, a store, a delivery still failing).\n`,
+    );
 
-  root.command('serve').description('serve the API (what npm start runs); SIGTERM or SIGINT finish in-flight requests, then exit')
+  root
+    .command('serve')
+    .description('serve the API (what npm start runs); SIGTERM or SIGINT finish in-flight requests, then exit')
     .addHelpText('after', example('PORT=8080 portico serve'))
     // The server's modules load only for the commands that need them: the data commands stay small.
     .action(() => configured(async (config) => (await import('./main.js')).serve(config)));
-  root.command('migrate').description('apply pending database migrations (they also run at every start)')
+  root
+    .command('migrate')
+    .description('apply pending database migrations (they also run at every start)')
     .addHelpText('after', example('DATABASE_URL=postgres://portico@db/portico portico migrate'))
     .action(() => stored(async () => out.line('database is up to date')));
-  root.command('check').description('validate the configuration, reach the database, sign in to the mail relay, print a summary')
+  root
+    .command('check')
+    .description('validate the configuration, reach the database, sign in to the mail relay, print a summary')
     .addHelpText('after', example('APP_ENV=production portico check'))
     .action(() => stored((deps) => check(deps, out)));
-  root.command('openapi').description('print the OpenAPI document the server serves').option('--yaml', 'as YAML instead of JSON')
+  root
+    .command('openapi')
+    .description('print the OpenAPI document the server serves')
+    .option('--yaml', 'as YAML instead of JSON')
     .addHelpText('after', example('portico openapi --yaml > openapi.yaml'))
     .action((options: { yaml?: boolean }) => configured((config) => printOpenApi(config, out, options.yaml === true)));
 
   const clients = root.command('clients').description('registered OAuth clients: list, revoke');
-  clients.command('list').description('registered OAuth clients, newest first (never their secrets)')
-    .option('--limit <n>', 'at most N clients', '100').option('--json', 'one JSON document per line')
+  clients
+    .command('list')
+    .description('registered OAuth clients, newest first (never their secrets)')
+    .option('--limit <n>', 'at most N clients', '100')
+    .option('--json', 'one JSON document per line')
     .addHelpText('after', example('portico clients list --limit 20'))
     .action((options: { limit: string; json?: boolean }) => stored((deps) => listClients(deps, out, options)));
   // Client ids are base64url: one in 32 begins with '-', and must reach the command as the id, not as an option.
-  clients.command('revoke').description('delete a client with its codes, grants and tokens').argument('<id>', 'the client_id').allowUnknownOption()
+  clients
+    .command('revoke')
+    .description('delete a client with its codes, grants and tokens')
+    .argument('<id>', 'the client_id')
+    .allowUnknownOption()
     .addHelpText('after', example('portico clients revoke s6BhdRkqt3M5pJ0bWkQx2A'))
     .action((id: string) => stored((deps) => revokeClient(deps, out, id)));
 
   const inquiries = root.command('inquiries').description('stored inquiries: list, resend, purge, export, erase');
-  inquiries.command('list').description('stored inquiries, newest first')
-    .option('--status <status>', 'only pending, sent, failed or spam').option('--limit <n>', 'at most N inquiries', '50')
-    .option('--format <format>', 'table, json (one array), ndjson (one per line) or csv', 'table').option('--json', 'the same as --format ndjson')
+  inquiries
+    .command('list')
+    .description('stored inquiries, newest first')
+    .option('--status <status>', 'only pending, sent, failed or spam')
+    .option('--limit <n>', 'at most N inquiries', '50')
+    .option('--format <format>', 'table, json (one array), ndjson (one per line) or csv', 'table')
+    .option('--json', 'the same as --format ndjson')
     .addHelpText('after', example('portico inquiries list --status failed', 'portico inquiries list --limit 10000 --format csv > inquiries.csv'))
     .action((options: { status?: string; limit: string; format: string; json?: boolean }) =>
       stored((deps) => listInquiries(deps, out, { ...options, format: options.json ? 'ndjson' : options.format })),
     );
-  inquiries.command('resend').description('send a stored inquiry again, or every failed one with --failed').argument('[id]', 'the inquiry id')
-    .option('--force', 'send one that was already sent').option('--failed', 'every failed inquiry, a page at a time')
+  inquiries
+    .command('resend')
+    .description('send a stored inquiry again, or every failed one with --failed')
+    .argument('[id]', 'the inquiry id')
+    .option('--force', 'send one that was already sent')
+    .option('--failed', 'every failed inquiry, a page at a time')
     .option('--since <duration>', 'with --failed: only those received within it (30m, 24h, 7d)')
     .addHelpText('after', example('portico inquiries resend --failed --since 24h', 'portico inquiries resend 0190f3a0-... --force'))
     .action((id: string | undefined, options: { force?: boolean; failed?: boolean; since?: string }) => stored((deps) => resendInquiry(deps, out, id, options)));
-  inquiries.command('purge').description('delete inquiries older than DAYS days, with their outbox copies')
-    .option('--older-than <days>', 'age in days (0: all)').option('--dry-run', 'count them, delete nothing')
+  inquiries
+    .command('purge')
+    .description('delete inquiries older than DAYS days, with their outbox copies')
+    .option('--older-than <days>', 'age in days (0: all)')
+    .option('--dry-run', 'count them, delete nothing')
     .addHelpText('after', example('portico inquiries purge --older-than 365 --dry-run'))
     .action((options: { olderThan?: string; dryRun?: boolean }) => stored((deps) => purgeInquiries(deps, out, options)));
-  inquiries.command('export').description("every inquiry from an address as one JSON document (a request of access or portability)")
+  inquiries
+    .command('export')
+    .description('every inquiry from an address as one JSON document (a request of access or portability)')
     .option('--email <address>', "the submitter's address")
     .addHelpText('after', example('portico inquiries export --email ana@example.com > ana.json'))
     .action((options: { email?: string }) => stored((deps) => exportInquiries(deps, out, options)));
-  inquiries.command('erase').description("delete an address's inquiries (or one by id) and their outbox copies (a request of erasure)")
-    .option('--email <address>', "the submitter's address").option('--id <id>', 'one inquiry').option('--dry-run', 'list them, delete nothing')
+  inquiries
+    .command('erase')
+    .description("delete an address's inquiries (or one by id) and their outbox copies (a request of erasure)")
+    .option('--email <address>', "the submitter's address")
+    .option('--id <id>', 'one inquiry')
+    .option('--dry-run', 'list them, delete nothing')
     .addHelpText('after', example('portico inquiries erase --email ana@example.com --dry-run'))
     .action((options: { email?: string; id?: string; dryRun?: boolean }) => stored((deps) => eraseInquiries(deps, out, options)));
   return root;
@@ -101,7 +137,7 @@ function program(env: NodeJS.ProcessEnv, out: Output): Command {
 async function printOpenApi(config: Readonly<Config>, out: Output, asYaml: boolean): Promise<void> {
   await withDeps({ ...config, database: { engine: 'sqlite', path: ':memory:' }, logLevel: 'silent' }, async (deps) => {
     const app = await (await import('./app.js')).buildApp(deps);
-    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const document: unknown = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
     await app.close();
     // Loaded here only: `portico serve` starts without it (docs/performance.md, "Start").
     const yaml = asYaml ? await import('yaml') : undefined;

@@ -18,8 +18,20 @@ describe('the CIMD settings', () => {
   });
 
   it('are read as operators write them', () => {
-    const config = loadConfig({ CIMD: 'OFF', CIMD_ALLOWED_HOSTS: 'claude.ai, Vscode.dev ,münchen.example', CIMD_DENIED_HOSTS: 'evil.example', CIMD_ALLOW_PRIVATE_NETWORKS: 'true', CIMD_FETCH_TIMEOUT: '1500ms' });
-    expect(config.cimd).toEqual({ enabled: false, allowedHosts: ['claude.ai', 'vscode.dev', 'xn--mnchen-3ya.example'], deniedHosts: ['evil.example'], allowPrivateNetworks: true, fetchTimeoutMs: 1_500 });
+    const config = loadConfig({
+      CIMD: 'OFF',
+      CIMD_ALLOWED_HOSTS: 'claude.ai, Vscode.dev ,münchen.example',
+      CIMD_DENIED_HOSTS: 'evil.example',
+      CIMD_ALLOW_PRIVATE_NETWORKS: 'true',
+      CIMD_FETCH_TIMEOUT: '1500ms',
+    });
+    expect(config.cimd).toEqual({
+      enabled: false,
+      allowedHosts: ['claude.ai', 'vscode.dev', 'xn--mnchen-3ya.example'],
+      deniedHosts: ['evil.example'],
+      allowPrivateNetworks: true,
+      fetchTimeoutMs: 1_500,
+    });
   });
 
   it.each([

@@ -71,7 +71,11 @@ describe('the SMTP settings', () => {
 
   it.each([
     ['a path', { SMTP_URL: 'smtp://relay.internal/x' }, /^SMTP_URL takes no path; a \/ .* must be percent-encoded \(\/ as %2F\)/],
-    ['an unencoded / in the password', { SMTP_URL: 'smtp://mailer:ab/cd@relay.internal' }, /^SMTP_URL is not a valid URL: smtp:\/\/user:pass@host:587 or smtps:\/\/user:pass@host:465; a \/ .* must be percent-encoded \(\/ as %2F\)/],
+    [
+      'an unencoded / in the password',
+      { SMTP_URL: 'smtp://mailer:ab/cd@relay.internal' },
+      /^SMTP_URL is not a valid URL: smtp:\/\/user:pass@host:587 or smtps:\/\/user:pass@host:465; a \/ .* must be percent-encoded \(\/ as %2F\)/,
+    ],
     ['an unencoded / in a numeric password', { SMTP_URL: 'smtp://mailer:1234/56@relay.internal' }, /^SMTP_URL takes no path/],
     ['a query', { SMTP_URL: 'smtp://relay.internal?requireTLS=true' }, /^SMTP_URL takes no query options/],
     ['a password that is not percent-encoding', { SMTP_URL: 'smtp://mailer:50%zz@relay.internal' }, /^SMTP_URL has a user name or password that is not valid percent-encoding/],
@@ -111,7 +115,11 @@ describe('DKIM, the webhook, retries and acknowledgements', () => {
     ['half of DKIM', { DKIM_DOMAIN: 'portico.example' }, /^DKIM_SELECTOR, DKIM_PRIVATE_KEY_FILE are required with the other DKIM_\* settings/],
     ['a selector with a dot at its end', { DKIM_DOMAIN: 'portico.example', DKIM_SELECTOR: 's.', DKIM_PRIVATE_KEY_FILE: '/x' }, /^DKIM_SELECTOR must be a DNS label/],
     ['a webhook without its secret', { WEBHOOK_URL: 'https://crm.example.com/hooks/portico' }, /^WEBHOOK_SECRET is required with WEBHOOK_URL/],
-    ['a secret without whsec_', { WEBHOOK_URL: 'https://crm.example.com/h', WEBHOOK_SECRET: Buffer.alloc(32).toString('base64') }, /^WEBHOOK_SECRET must be whsec_ followed by 24 to 64 bytes in base64/],
+    [
+      'a secret without whsec_',
+      { WEBHOOK_URL: 'https://crm.example.com/h', WEBHOOK_SECRET: Buffer.alloc(32).toString('base64') },
+      /^WEBHOOK_SECRET must be whsec_ followed by 24 to 64 bytes in base64/,
+    ],
     ['a short secret', { WEBHOOK_URL: 'https://crm.example.com/h', WEBHOOK_SECRET: 'whsec_c2hvcnQ=' }, /^WEBHOOK_SECRET must be whsec_/],
     ['a webhook that is not http', { WEBHOOK_URL: 'ftp://crm.example.com/h', WEBHOOK_SECRET: SECRET }, /^WEBHOOK_URL must be an http:\/\/ or https:\/\/ URL/],
     ['a secret without a webhook', { WEBHOOK_SECRET: SECRET }, /^WEBHOOK_SECRET has no effect without WEBHOOK_URL/],

@@ -80,7 +80,11 @@ function parseSmtp(read: Read, fail: Fail): SmtpSettings | undefined {
   try {
     url = new URL(raw);
   } catch {
-    return fail('SMTP_URL', 'is not a valid URL: smtp://user:pass@host:587 or smtps://user:pass@host:465; a / (or @, :, #, ?) in the user name or password must be percent-encoded (/ as %2F)', redactUrl(raw));
+    return fail(
+      'SMTP_URL',
+      'is not a valid URL: smtp://user:pass@host:587 or smtps://user:pass@host:465; a / (or @, :, #, ?) in the user name or password must be percent-encoded (/ as %2F)',
+      redactUrl(raw),
+    );
   }
   if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') fail('SMTP_URL', 'must use smtp:// or smtps://', redactUrl(raw));
   // Every setting has its own variable: a query would be a second way to say one, silently ignored.
@@ -169,10 +173,10 @@ function parseWebhook(read: Read, fail: Fail): WebhookSettings | undefined {
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.hash) fail('WEBHOOK_URL', 'must be an http:// or https:// URL without a fragment', redactUrl(raw));
   if (secret === undefined) fail('WEBHOOK_SECRET', 'is required with WEBHOOK_URL: a whsec_ value with at least 24 random bytes in base64 (openssl rand -base64 32)');
   // Standard Webhooks: the secret is whsec_ followed by base64 of 24 to 64 random bytes.
-  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret!);
+  const match = /^whsec_([A-Za-z0-9+/]+={0,2})$/.exec(secret);
   const key = match ? Buffer.from(match[1]!, 'base64') : undefined;
   if (!key || key.length < 24 || key.length > 64) fail('WEBHOOK_SECRET', 'must be whsec_ followed by 24 to 64 bytes in base64 (openssl rand -base64 32)');
-  return { url: url!.href, secret: key! };
+  return { url: url.href, secret: key };
 }
 
 function decode(name: string, part: string, raw: string, fail: Fail): string {

@@ -15,7 +15,8 @@ const DAY_MS = 86_400_000;
 export function parseRetention(read: (name: string) => string | undefined, retryForMs: number, fail: Fail): RetentionSettings {
   const inquiryMs = retention('INQUIRY_RETENTION', read('INQUIRY_RETENTION') ?? '365d', fail);
   // An inquiry is never deleted while its delivery is still being retried.
-  if (inquiryMs !== undefined && inquiryMs < retryForMs) fail('INQUIRY_RETENTION', `must be at least MAIL_RETRY_FOR (${retryForMs / 3_600_000} h): inquiries are kept while they are retried`, read('INQUIRY_RETENTION'));
+  if (inquiryMs !== undefined && inquiryMs < retryForMs)
+    fail('INQUIRY_RETENTION', `must be at least MAIL_RETRY_FOR (${retryForMs / 3_600_000} h): inquiries are kept while they are retried`, read('INQUIRY_RETENTION'));
   return { inquiryMs, spamMs: retention('SPAM_RETENTION', read('SPAM_RETENTION') ?? '30d', fail) };
 }
 

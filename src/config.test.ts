@@ -236,12 +236,9 @@ describe('loadConfig in production', () => {
     expect(message).toContain('production');
   });
 
-  it.each(['1x0000000000000000000000000000000AA', '2x0000000000000000000000000000000AA', '3x0000000000000000000000000000000AA'])(
-    'refuses the Cloudflare test secret %s',
-    (secret) => {
-      configError({ ...PRODUCTION, TURNSTILE_SITE_KEY: '1x00000000000000000000AA', TURNSTILE_SECRET_KEY: secret }, 'TURNSTILE_SECRET_KEY');
-    },
-  );
+  it.each(['1x0000000000000000000000000000000AA', '2x0000000000000000000000000000000AA', '3x0000000000000000000000000000000AA'])('refuses the Cloudflare test secret %s', (secret) => {
+    configError({ ...PRODUCTION, TURNSTILE_SITE_KEY: '1x00000000000000000000AA', TURNSTILE_SECRET_KEY: secret }, 'TURNSTILE_SECRET_KEY');
+  });
 
   it('accepts a real Turnstile secret', () => {
     const config = loadConfig({ ...PRODUCTION, TURNSTILE_SITE_KEY: '0x4AAAAAAAsite', TURNSTILE_SECRET_KEY: '0x4AAAAAAAsecret' });

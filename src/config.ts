@@ -97,9 +97,12 @@ export function loadConfig(env: Env): Readonly<Config> {
   const sandboxRaw = read('SANDBOX_URL');
   const sandboxUrl = sandboxRaw === undefined ? undefined : setting(() => parseBaseUrl('SANDBOX_URL', sandboxRaw, fail), undefined);
 
-  const delivery = setting(() => parseDelivery(read, fail, production), { smtp: undefined, dkim: undefined, webhook: undefined, retryForMs: 86_400_000, acknowledge: false } as Config['delivery']);
-  const mailFrom = setting(() => parseMailbox('MAIL_FROM', read('MAIL_FROM'), production, 'Portico <portico@localhost>', fail), { name: 'Portico', address: 'portico@localhost' } as Config['mailFrom']);
-  const mailTo = setting(() => parseMailbox('MAIL_TO', read('MAIL_TO'), production, 'Portico team <team@localhost>', fail), { name: 'Portico team', address: 'team@localhost' } as Config['mailTo']);
+  const delivery = setting(() => parseDelivery(read, fail, production), { smtp: undefined, dkim: undefined, webhook: undefined, retryForMs: 86_400_000, acknowledge: false });
+  const mailFrom = setting(() => parseMailbox('MAIL_FROM', read('MAIL_FROM'), production, 'Portico <portico@localhost>', fail), {
+    name: 'Portico',
+    address: 'portico@localhost',
+  });
+  const mailTo = setting(() => parseMailbox('MAIL_TO', read('MAIL_TO'), production, 'Portico team <team@localhost>', fail), { name: 'Portico team', address: 'team@localhost' });
 
   const secretKey = read('TURNSTILE_SECRET_KEY');
   const siteKey = read('TURNSTILE_SITE_KEY');
@@ -120,12 +123,15 @@ export function loadConfig(env: Env): Readonly<Config> {
   const mcpRaw = read('MCP_ALLOWED_ORIGINS');
   const mcpAllowedOrigins = mcpRaw === '*' ? '*' : setting(() => parseOrigins('MCP_ALLOWED_ORIGINS', mcpRaw, publicOrigin, fail), [publicOrigin]);
 
-  const rateLimits = setting(() => parseRateLimits(read('RATE_LIMITS') ?? 'default', (problem) => fail('RATE_LIMITS', problem)), parseRateLimits('default', () => undefined as never));
+  const rateLimits = setting(
+    () => parseRateLimits(read('RATE_LIMITS') ?? 'default', (problem) => fail('RATE_LIMITS', problem)),
+    parseRateLimits('default', () => undefined as never),
+  );
   const logLevel = setting(() => oneOf('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', LOG_LEVELS, fail), 'info');
   const database = setting(() => parseDatabase(read('DATABASE_URL') ?? 'sqlite:./data/portico.sqlite', fail), undefined);
   const redisUrl = setting(() => optionalUrl('REDIS_URL', read('REDIS_URL'), ['redis:', 'rediss:'], fail), undefined);
   const redisKeyPrefix = setting(() => parseKeyPrefix(read('REDIS_KEY_PREFIX') ?? 'portico:rl:', fail), 'portico:rl:');
-  const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false as TrustProxy);
+  const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false);
   const cimd = setting(() => parseCimd(read, fail), undefined);
   const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail), 512);
   const retention = setting(() => parseRetention(read, delivery.retryForMs, fail), { inquiryMs: undefined, spamMs: undefined });
@@ -228,7 +234,7 @@ function parseMailbox(name: string, raw: string | undefined, required: boolean, 
   if (!address || (!z.email().safeParse(address).success && !/^[^@\s]+@localhost$/.test(address))) {
     fail(name, 'must be an e-mail address, optionally with a name: Name <user@example.com>', value);
   }
-  return { name: match?.[1]?.trim() ?? '', address: address! };
+  return { name: match?.[1]?.trim() ?? '', address: address };
 }
 
 function parseOrigins(name: string, raw: string | undefined, fallback: string, fail: Fail): string[] {
@@ -244,7 +250,7 @@ function parseOrigins(name: string, raw: string | undefined, fallback: string, f
     if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== value.replace(/\/$/, '')) {
       fail(name, 'must be a comma-separated list of origins such as https://www.example.com', value);
     }
-    return url!.origin;
+    return url.origin;
   });
 }
 

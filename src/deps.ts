@@ -16,7 +16,7 @@ import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
 import { SharedLocalStore } from './adapters/local-rate-limit-store.js';
-import { storeRateLimiter, type CounterStore } from './http/store-rate-limiter.js';
+import { storeRateLimiter } from './http/store-rate-limiter.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
@@ -91,23 +91,31 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const sharedLimits = config.redisUrl ? redisRateLimitStore({ url: config.redisUrl, logger, keyPrefix: config.redisKeyPrefix }) : undefined;
   // Settles (never rejects) once the first connection attempt ends: no false "Redis is away" at start.
   await sharedLimits?.ready();
-  const humanCheck = config.turnstile && siteverifyHumanCheck({
-    ...config.turnstile,
-    // Cloudflare's test secrets report example.com, so D11 skips the hostname check for them.
-    allowedHostnames: isTurnstileTestSecret(config.turnstile.secretKey) ? [] : turnstileHostnames(config),
-    timeoutMs: options.humanCheckTimeoutMs ?? 3_000,
-    random,
-  });
+  const humanCheck =
+    config.turnstile &&
+    siteverifyHumanCheck({
+      ...config.turnstile,
+      // Cloudflare's test secrets report example.com, so D11 skips the hostname check for them.
+      allowedHostnames: isTurnstileTestSecret(config.turnstile.secretKey) ? [] : turnstileHostnames(config),
+      timeoutMs: options.humanCheckTimeoutMs ?? 3_000,
+      random,
+    });
   const { cimd } = config;
   if (cimd.enabled && cimd.allowPrivateNetworks) {
     logger.warn('CIMD_ALLOW_PRIVATE_NETWORKS=true: client ID metadata documents may be fetched from loopback and private addresses (SSRF guard off); use it only for tests and private deployments');
   }
   const clientMetadata = cimd.enabled
-    ? httpsMetadataFetcher({ timeoutMs: cimd.fetchTimeoutMs, maxBytes: METADATA_DOCUMENT_MAX_BYTES, allowPrivateNetworks: cimd.allowPrivateNetworks, resolve: options.resolveHost, extraCa: options.metadataDocumentCa })
+    ? httpsMetadataFetcher({
+        timeoutMs: cimd.fetchTimeoutMs,
+        maxBytes: METADATA_DOCUMENT_MAX_BYTES,
+        allowPrivateNetworks: cimd.allowPrivateNetworks,
+        resolve: options.resolveHost,
+        extraCa: options.metadataDocumentCa,
+      })
     : undefined;
   const counters = sharedLimits ? new sharedLimits.Store() : new SharedLocalStore();
   const { smtp, dkim } = config.delivery;
-  if (smtp?.tlsInsecure) logger.warn({ host: smtp.host }, 'SMTP_TLS_INSECURE=true: the mail relay\'s certificate is not checked; anyone on the path could read the mail');
+  if (smtp?.tlsInsecure) logger.warn({ host: smtp.host }, "SMTP_TLS_INSECURE=true: the mail relay's certificate is not checked; anyone on the path could read the mail");
   const { webhook: webhookSettings } = config.delivery;
   const outboxDir = options.outboxDir ?? OUTBOX_DIR;
   const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(outboxDir, dkim);
@@ -134,7 +142,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     rateLimitStore: function sharedCounters() {
       return counters;
     } as unknown as FastifyRateLimitStoreCtor,
-    limiter: countedLimiter(storeRateLimiter(counters as CounterStore, config.rateLimits), metrics),
+    limiter: countedLimiter(storeRateLimiter(counters, config.rateLimits), metrics),
     metrics,
     prometheus,
     async close() {

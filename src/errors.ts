@@ -5,7 +5,7 @@ export const ERROR_CATALOGUE = {
   invalid_request: { status: 400, meaning: 'The request is malformed or fails validation.' },
   invalid_client_metadata: { status: 400, meaning: 'Registration: the client metadata is invalid or inconsistent (RFC 7591).' },
   invalid_redirect_uri: { status: 400, meaning: 'Registration: a redirect URI is not allowed (RFC 7591).' },
-  invalid_grant: { status: 400, meaning: 'Token: the code, refresh token or PKCE verifier is invalid, expired, used or not this client\'s (RFC 6749).' },
+  invalid_grant: { status: 400, meaning: "Token: the code, refresh token or PKCE verifier is invalid, expired, used or not this client's (RFC 6749)." },
   unauthorized_client: { status: 400, meaning: 'The client is not registered for this grant type (RFC 6749).' },
   unsupported_grant_type: { status: 400, meaning: 'Token: the grant type is not supported (RFC 6749).' },
   invalid_scope: { status: 400, meaning: 'A requested scope is unknown or beyond what the client registered (RFC 6749).' },

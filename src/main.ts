@@ -41,7 +41,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     await Promise.all([metricsServer?.close(), checkpoints?.stop()]);
     throw error;
   }
-  if (metricsServer) deps.logger.info({ metrics: `http://${config.metrics!.host}:${metricsServer.port}/metrics` }, 'serving metrics');
+  if (metricsServer) deps.logger.info({ metrics: `http://${config.metrics.host}:${metricsServer.port}/metrics` }, 'serving metrics');
   deps.logger.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
   if (config.retention.inquiryMs === undefined) deps.logger.warn('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand (portico inquiries purge)');
   if (config.retention.spamMs === undefined) deps.logger.warn('SPAM_RETENTION=off: spam is kept until deleted by hand (portico inquiries purge)');

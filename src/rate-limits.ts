@@ -44,12 +44,12 @@ export function parseRateLimits(raw: string, fail: (problem: string) => never): 
     if (!match || !name || !(LIMIT_NAMES as readonly string[]).includes(name)) {
       fail(`must be default, off, or a list like contact=8/h,token=30/m: names ${LIMIT_NAMES.join(', ')}; windows in s, m, h or d (as 30/m or 2/10m), or off (got "${item.trim()}")`);
     }
-    const max = Number(match![2]);
-    const windowSeconds = Number(match![3] || 1) * (UNIT_SECONDS[match![4] ?? ''] ?? 0);
-    if (!match![5] && (max < 1 || windowSeconds < 1)) fail(`needs a positive count and window (got "${item.trim()}")`);
-    limits[name!] = match![5] ? undefined : { max, windowSeconds };
+    const max = Number(match[2]);
+    const windowSeconds = Number(match[3] || 1) * (UNIT_SECONDS[match[4] ?? ''] ?? 0);
+    if (!match[5] && (max < 1 || windowSeconds < 1)) fail(`needs a positive count and window (got "${item.trim()}")`);
+    limits[name] = match[5] ? undefined : { max, windowSeconds };
   }
-  return Object.freeze(limits) as RateLimits;
+  return Object.freeze(limits);
 }
 
 /** The `RateLimit-Policy` value for a limit: `8;w=3600` (draft-ietf-httpapi-ratelimit-headers). */

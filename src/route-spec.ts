@@ -90,4 +90,4 @@ export interface RouteSpec<Body = unknown> {
 }
 
 /** Lets a table hold routes of different body types. */
-export const route = <Body>(spec: RouteSpec<Body>): RouteSpec => spec as RouteSpec;
+export const route = <Body>(spec: RouteSpec<Body>): RouteSpec => spec;

@@ -3,11 +3,7 @@ import { createRequire } from 'node:module';
 
 // @fastify/rate-limit gives every route its own LocalStore; its keys already end with the limit's
 // groupId, so one shared LRU lets GET and POST /oauth/authorize draw from one 30/minute budget.
-const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  cache: number,
-) => object;
+const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, cache: number) => object;
 
 // Large enough that a flood of distinct addresses cannot evict a limited client's counter cheaply.
 const TRACKED_CLIENTS = 100_000;

@@ -17,7 +17,9 @@ export async function check(deps: Deps, out: Output): Promise<void> {
     } catch (error) {
       throw new CliError(`mail: ${smtp ? `SMTP server ${smtp.host}:${smtp.port}` : 'outbox folder'} not usable: ${(error as Error).message}`);
     }
-    out.line(`mail          ${smtp ? `SMTP server ${smtp.host}:${smtp.port} answers${smtp.user ? ` and signs in ${smtp.user}` : ''}` : 'outbox folder data/outbox (development)'}; to ${config.mailTo.address}`);
+    out.line(
+      `mail          ${smtp ? `SMTP server ${smtp.host}:${smtp.port} answers${smtp.user ? ` and signs in ${smtp.user}` : ''}` : 'outbox folder data/outbox (development)'}; to ${config.mailTo.address}`,
+    );
   }
   // Not called: any request to it would be an event the receiver has to handle.
   if (webhook) out.line(`webhook       ${new URL(webhook.url).origin} (signed, Standard Webhooks; not called by check)`);
@@ -37,4 +39,3 @@ function clientsLine(publicUrl: string): string {
   const also = aliases.length ? `; ${aliases.join(' and ')} answer too, but OAuth clients refuse metadata for another address` : '';
   return `connect at ${publicUrl} (MCP: ${publicUrl}/mcp), the address the OAuth metadata names${also}`;
 }
-

@@ -126,7 +126,13 @@ function positiveInteger(flag: string, raw: string, min = 1): number {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-const truncate = (text: string, max: number) => ([...text].length > max ? `${[...text].slice(0, max - 1).join('')}…` : text);
+// By code point, so that an emoji or an accented letter is never cut in half.
+const truncate = (text: string, max: number) =>
+  Array.from(text).length > max
+    ? `${Array.from(text)
+        .slice(0, max - 1)
+        .join('')}…`
+    : text;
 
 /** Rows as they come: NDJSON, one JSON array, or CSV with a header. */
 function listWriter(format: string, out: Output): { row(inquiry: Inquiry): void; end(): void } {

@@ -7,7 +7,7 @@ type Query = Omit<Parameters<InquiryStore['list']>[0], 'limit' | 'after'>;
 /** The inquiries `query` matches, newest first, at most `limit`; the next page is read when this one is used up. */
 export async function* eachInquiry(store: Pick<InquiryStore, 'list'>, query: Query, limit = Infinity, pageSize = 500): AsyncGenerator<Inquiry> {
   let after: Inquiry | undefined;
-  for (let left = limit; left > 0; ) {
+  for (let left = limit; left > 0;) {
     const size = Math.min(left, pageSize);
     const page = await store.list({ ...query, limit: size, ...(after ? { after } : {}) });
     yield* page;

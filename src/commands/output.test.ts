@@ -10,7 +10,15 @@ const written = (use: (out: ReturnType<typeof textOutput>) => void) => {
 
 describe('textOutput', () => {
   it('shows C0, DEL and C1 controls in table cells as \\u escapes, keeping the columns aligned', () => {
-    const text = written((out) => out.table(['A', 'B'], [['x\u009b31m', 'y'], ['\u001b[2J\u007f', 'z']]));
+    const text = written((out) =>
+      out.table(
+        ['A', 'B'],
+        [
+          ['x\u009b31m', 'y'],
+          ['\u001b[2J\u007f', 'z'],
+        ],
+      ),
+    );
     expect(text).toBe(`A${' '.repeat(16)}B\nx\\u009b31m${' '.repeat(7)}y\n\\u001b[2J\\u007f  z\n`);
   });
 

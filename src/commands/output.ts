@@ -56,8 +56,12 @@ export function textOutput(destination: Destination | ((text: string) => unknown
     json: (value, lead = '') => write(`${lead}${JSON.stringify(value).replace(NOT_ESCAPED_BY_JSON, escaped)}\n`),
     table(header, unsafe) {
       const rows = unsafe.map((row) => row.map((cell) => cell.replace(CONTROLS, escaped)));
-      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => [...(r[i] ?? '')].length)));
-      const format = (cells: string[]) => cells.map((c, i) => c + ' '.repeat(widths[i]! - [...c].length)).join('  ').trimEnd();
+      const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => Array.from(r[i] ?? '').length)));
+      const format = (cells: string[]) =>
+        cells
+          .map((c, i) => c + ' '.repeat(widths[i]! - Array.from(c).length))
+          .join('  ')
+          .trimEnd();
       write([header, ...rows].map(format).join('\n') + '\n');
     },
   };

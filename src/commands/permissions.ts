@@ -7,7 +7,10 @@ const octal = (mode: number) => (mode & 0o777).toString(8).padStart(4, '0');
 const open = (mode: number) => (mode & 0o077) !== 0;
 
 async function modeOf(path: string): Promise<number | undefined> {
-  return stat(path).then((s) => s.mode, () => undefined);
+  return stat(path).then(
+    (s) => s.mode,
+    () => undefined,
+  );
 }
 
 /** One line for each folder or file wider than 0700 / 0600 (the outbox's folders and messages counted together). */
@@ -29,7 +32,9 @@ export async function openToOthers(databasePath: string | undefined, outboxDir: 
   await folder(outboxDir);
   const wide = await widerInOutbox(outboxDir);
   if (wide.folders || wide.messages) {
-    const what = [wide.folders && `${wide.folders} day folder${wide.folders === 1 ? '' : 's'}`, wide.messages && `${wide.messages} message${wide.messages === 1 ? '' : 's'}`].filter(Boolean).join(' and ');
+    const what = [wide.folders && `${wide.folders} day folder${wide.folders === 1 ? '' : 's'}`, wide.messages && `${wide.messages} message${wide.messages === 1 ? '' : 's'}`]
+      .filter(Boolean)
+      .join(' and ');
     problems.push(`${what} in ${outboxDir} open to others: chmod -R go= ${outboxDir}`);
   }
   return problems;

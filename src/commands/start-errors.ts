@@ -24,4 +24,3 @@ export function explained(error: unknown, config: Readonly<Config>): unknown {
   }
   return error;
 }
-

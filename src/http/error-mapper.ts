@@ -74,7 +74,13 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
 export function answerUnmetExpectation(request: IncomingMessage, response: ServerResponse): void {
   const appError = new AppError('expectation_failed', `Expect: ${String(request.headers.expect)} is not supported; only 100-continue is`);
   const body = errorBody(appError);
-  response.writeHead(appError.status, { 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), 'cache-control': 'no-store', connection: 'close' });
+  response.writeHead(appError.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
   response.end(body);
 }
 

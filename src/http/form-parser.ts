@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 
 export function parseForm(body: string): Record<string, string | string[]> {
-  const form: Record<string, string | string[]> = Object.create(null);
+  const form = Object.create(null) as Record<string, string | string[]>;
   for (const [name, value] of new URLSearchParams(body)) {
     const seen = form[name];
     form[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];

@@ -115,7 +115,7 @@ const length = (header: unknown): number | undefined => (header === undefined ? 
  * The request's logger, made only when the request logs something beyond its access line (an error, a
  * replayed code): a pino child for every request would cost more than a cheap request's whole answer.
  */
-const lazyChildLogger = (logger: FastifyBaseLogger, bindings: Record<string, unknown>): FastifyBaseLogger => new LazyChild(logger, bindings) as unknown as FastifyBaseLogger;
+const lazyChildLogger = (logger: FastifyBaseLogger, bindings: Record<string, unknown>): FastifyBaseLogger => new LazyChild(logger, bindings);
 
 // A class, not an object of closures: one allocation a request.
 class LazyChild {

@@ -16,7 +16,10 @@ export function importGraph(root: string): ImportGraph {
       else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
         const { importedFiles } = ts.preProcessFile(readFileSync(path, 'utf8'), true, true);
         const local = importedFiles.map((f) => f.fileName).filter((name) => name.startsWith('.'));
-        graph.set(relative(base, path), local.map((name) => relative(base, resolve(dirname(path), name.replace(/\.js$/, '.ts')))));
+        graph.set(
+          relative(base, path),
+          local.map((name) => relative(base, resolve(dirname(path), name.replace(/\.js$/, '.ts')))),
+        );
       }
     }
   };

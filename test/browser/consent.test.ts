@@ -5,19 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WORDS } from '../../src/modules/oauth/consent-i18n.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
-import {
-  authorizeUrl,
-  CHROMIUM,
-  exchangeCode,
-  hasChromium,
-  launchChromium,
-  newState,
-  pkce,
-  registerClient,
-  startClientSite,
-  type ClientSite,
-  type RegisteredClient,
-} from './browser-harness.js';
+import { authorizeUrl, CHROMIUM, exchangeCode, hasChromium, launchChromium, newState, pkce, registerClient, startClientSite, type ClientSite, type RegisteredClient } from './browser-harness.js';
 
 if (!hasChromium) {
   console.warn(`SKIPPED test/browser/consent.test.ts: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does) to run the browser tests.`);

@@ -38,7 +38,11 @@ async function linkedAssets(): Promise<string[]> {
 async function documentedOperations(): Promise<string[]> {
   const { paths } = (await (await fetch(`${api.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
   return Object.entries(paths)
-    .flatMap(([path, item]) => Object.keys(item).filter((key) => METHODS.includes(key)).map((method) => `${method.toUpperCase()} ${path}`))
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => METHODS.includes(key))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    )
     .sort();
 }
 
@@ -48,9 +52,7 @@ describe('GET /docs over HTTP', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const csp = (response.headers.get('content-security-policy') ?? '').split(/;\s*/);
-    expect(csp).toEqual(
-      expect.arrayContaining(["default-src 'none'", "script-src 'self'", "connect-src 'self'", "img-src 'self' data:", "frame-ancestors 'none'"]),
-    );
+    expect(csp).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "connect-src 'self'", "img-src 'self' data:", "frame-ancestors 'none'"]));
     expect(csp.join(';')).not.toMatch(/unsafe-eval|unsafe-inline|https?:/);
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });

@@ -71,7 +71,9 @@ async function startSite(): Promise<Site> {
     origin,
     page({ portico, lang = 'en', attributes = {}, turnstile = 'pass' }) {
       const path = `/page-${pages.size + 1}`;
-      const attrs = Object.entries(attributes).map(([name, value]) => ` ${name}="${value}"`).join('');
+      const attrs = Object.entries(attributes)
+        .map(([name, value]) => ` ${name}="${value}"`)
+        .join('');
       pages.set(
         path,
         `<!doctype html><html lang="${lang}" data-turnstile="${turnstile}"><head><meta charset="utf-8"><title>A product site</title>

@@ -12,9 +12,7 @@ const PAGE_ENTRY = fileURLToPath(new URL('./ext-apps-host/page.ts', import.meta.
 let bundle: Promise<string> | undefined;
 /** The host page's script: the SDK and its client, for the browser. */
 function pageScript(): Promise<string> {
-  bundle ??= build({ entryPoints: [PAGE_ENTRY], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' }).then(
-    (result) => result.outputFiles[0]!.text,
-  );
+  bundle ??= build({ entryPoints: [PAGE_ENTRY], bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent' }).then((result) => result.outputFiles[0]!.text);
   return bundle;
 }
 

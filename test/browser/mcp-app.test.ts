@@ -118,9 +118,7 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
    * Opens the host page in a fresh profile whose language is `browserLocale` (de-DE, none of the six, by
    * default) and has it render the app for the assistant's `toolInput`.
    */
-  async function openApp(
-    options: Partial<Omit<OpenAppOptions, 'sandboxUrl'>> & { server?: TestApp; browserLocale?: string; answer?: (call: ToolCall) => HostAnswer },
-  ): Promise<Opened> {
+  async function openApp(options: Partial<Omit<OpenAppOptions, 'sandboxUrl'>> & { server?: TestApp; browserLocale?: string; answer?: (call: ToolCall) => HostAnswer }): Promise<Opened> {
     const browserContext = await browser.newContext({ locale: options.browserLocale ?? 'de-DE', viewport: { width: 680, height: 1000 } });
     contexts.push(browserContext);
     const page = await browserContext.newPage();
@@ -166,7 +164,11 @@ describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', (
   /** Each control's border against the page background (WCAG 2.2 contrast ratio). */
   const boundaryRatios = (app: FrameLocator) =>
     app.locator('body').evaluate((body) => {
-      const rgb = (color: string) => color.match(/[\d.]+/g)!.slice(0, 3).map(Number);
+      const rgb = (color: string) =>
+        color
+          .match(/[\d.]+/g)!
+          .slice(0, 3)
+          .map(Number);
       const lum = (c: number[]) => c.map((v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i]!, 0);
       const ratio = (a: string, b: string) => {
         const [x, y] = [lum(rgb(a)), lum(rgb(b))];

@@ -72,7 +72,13 @@ describe.skipIf(!hasChromium)('mcp-remote through the consent page', () => {
     const port = await freePort();
     // The document host is trusted as an operator's private CA would be: NODE_EXTRA_CA_CERTS.
     node = await startServe(
-      { PUBLIC_URL: `http://127.0.0.1:${port}`, DATABASE_URL: `sqlite:${join(configDir, 'portico.sqlite')}`, RATE_LIMITS: 'off', CIMD_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: host.certPath },
+      {
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        DATABASE_URL: `sqlite:${join(configDir, 'portico.sqlite')}`,
+        RATE_LIMITS: 'off',
+        CIMD_ALLOW_PRIVATE_NETWORKS: 'true',
+        NODE_EXTRA_CA_CERTS: host.certPath,
+      },
       { port },
     );
     browser = await launchChromium();

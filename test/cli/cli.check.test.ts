@@ -38,7 +38,9 @@ describe('portico check', () => {
 
   it('prints the address clients must use, and that the other loopback names answer but do not match the metadata', async () => {
     const { stdout } = await runCli(['check'], { ...space.env, PUBLIC_URL: 'http://localhost:8080' });
-    expect(stdout).toMatch(/^clients +connect at http:\/\/localhost:8080 \(MCP: http:\/\/localhost:8080\/mcp\), the address the OAuth metadata names; 127\.0\.0\.1:8080 and \[::1\]:8080 answer too, but OAuth clients refuse metadata for another address$/m);
+    expect(stdout).toMatch(
+      /^clients +connect at http:\/\/localhost:8080 \(MCP: http:\/\/localhost:8080\/mcp\), the address the OAuth metadata names; 127\.0\.0\.1:8080 and \[::1\]:8080 answer too, but OAuth clients refuse metadata for another address$/m,
+    );
     const { stdout: public_ } = await runCli(['check'], { ...space.env, PUBLIC_URL: 'https://api.portico.example', TRUST_PROXY: 'loopback' });
     expect(public_).toMatch(/^clients +connect at https:\/\/api\.portico\.example \(MCP: https:\/\/api\.portico\.example\/mcp\), the address the OAuth metadata names$/m);
   });

@@ -67,7 +67,18 @@ describe('portico clients', () => {
 
   it("revokes a client whose id begins with '-', as one in 32 base64url ids does, taking it as the id and not as an option", async () => {
     const dashed = '-5NDrNB49iM_hK1y3gr9Bw';
-    await api.deps.oauth.createClient({ clientId: dashed, secretHash: 'ab'.repeat(32), clientName: 'Dashed', redirectUris: [], grantTypes: ['client_credentials'], tokenEndpointAuthMethod: 'client_secret_basic', scope: 'contact:write', applicationType: null, createdAt: 0, lastUsedAt: null });
+    await api.deps.oauth.createClient({
+      clientId: dashed,
+      secretHash: 'ab'.repeat(32),
+      clientName: 'Dashed',
+      redirectUris: [],
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'client_secret_basic',
+      scope: 'contact:write',
+      applicationType: null,
+      createdAt: 0,
+      lastUsedAt: null,
+    });
     const { code, stdout, stderr } = await ws.cli('clients', 'revoke', dashed);
     expect(code, stderr).toBe(0);
     expect(stdout).toContain(`client ${dashed} revoked`);

@@ -25,7 +25,11 @@ describe('control characters in CLI output', () => {
     expect(code).toBe(0);
     expect(stdout).not.toMatch(RAW_CONTROLS);
     expect(stdout).toContain('\\u009b31m');
-    expect(lines(stdout).map((line) => JSON.parse(line)).find((i) => i.email === 'csi@example.com')?.message).toBe(HOSTILE);
+    expect(
+      lines(stdout)
+        .map((line) => JSON.parse(line))
+        .find((i) => i.email === 'csi@example.com')?.message,
+    ).toBe(HOSTILE);
   });
 
   it.each([

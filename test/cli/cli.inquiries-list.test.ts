@@ -81,7 +81,10 @@ describe('portico inquiries list', () => {
   it('prints one JSON object per line with --json', async () => {
     const { code, stdout } = await space.cli('inquiries', 'list', '--json');
     expect(code).toBe(0);
-    const objects = stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const objects = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(objects).toEqual([
       expect.objectContaining({ id: seeded.spam, status: 'spam', email: 'bot@example.com' }),
       expect.objectContaining({ id: seeded.failed, status: 'failed', email: 'failed@example.com', attempts: 1, channel: 'web' }),
@@ -127,8 +130,18 @@ describe('portico inquiries list --json over many inquiries', () => {
     const store = sqlInquiryStore(db);
     for (let i = 0; i < COUNT; i++) {
       await store.create({
-        id: `inquiry-${String(i).padStart(5, '0')}`, createdAt: 1_000 + Math.floor(i / 3), status: 'sent', channel: 'api', name: 'Ana', email: 'ana@example.com',
-        message: 'A demo, please.', locale: 'es', clientId: null, remoteIp: '192.0.2.1', idempotencyKey: null, fingerprint: 'f'.repeat(64),
+        id: `inquiry-${String(i).padStart(5, '0')}`,
+        createdAt: 1_000 + Math.floor(i / 3),
+        status: 'sent',
+        channel: 'api',
+        name: 'Ana',
+        email: 'ana@example.com',
+        message: 'A demo, please.',
+        locale: 'es',
+        clientId: null,
+        remoteIp: '192.0.2.1',
+        idempotencyKey: null,
+        fingerprint: 'f'.repeat(64),
       });
     }
     await db.destroy();
@@ -197,8 +210,18 @@ describe('portico inquiries list --format ndjson to a reader slower than the dat
       await Promise.all(
         Array.from({ length: 500 }, (_, i) =>
           store.create({
-            id: `inquiry-${String(first + i).padStart(6, '0')}`, createdAt: 1_000 + first + i, status: 'sent', channel: 'api', name: 'Ana', email: 'ana@example.com',
-            message: MESSAGE, locale: 'es', clientId: null, remoteIp: '192.0.2.1', idempotencyKey: null, fingerprint: 'f'.repeat(64),
+            id: `inquiry-${String(first + i).padStart(6, '0')}`,
+            createdAt: 1_000 + first + i,
+            status: 'sent',
+            channel: 'api',
+            name: 'Ana',
+            email: 'ana@example.com',
+            message: MESSAGE,
+            locale: 'es',
+            clientId: null,
+            remoteIp: '192.0.2.1',
+            idempotencyKey: null,
+            fingerprint: 'f'.repeat(64),
           }),
         ),
       );

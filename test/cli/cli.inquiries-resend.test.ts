@@ -11,7 +11,9 @@ describe('portico inquiries resend', () => {
   /** The stored inquiry with `id`, as `inquiries list --json` prints it. */
   const stored = async (id: string) => {
     const { stdout } = await space.cli('inquiries', 'list', '--json', '--limit', '1000');
-    return lines(stdout).map((line) => JSON.parse(line)).find((inquiry) => inquiry.id === id);
+    return lines(stdout)
+      .map((line) => JSON.parse(line))
+      .find((inquiry) => inquiry.id === id);
   };
 
   beforeAll(async () => {

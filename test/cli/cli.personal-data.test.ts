@@ -19,7 +19,11 @@ describe('portico inquiries export, erase and purge --dry-run', () => {
     outbox = join(space.dir, 'data', 'outbox');
     const api = await startApp({ ...space.env, RATE_LIMITS: 'off' }, { dir: space.dir, outboxDir: outbox });
     try {
-      for (const [name, email] of [['Ana García', 'ana@example.com'], ['Bo Svensson', 'bo@example.com'], ['Ana García', 'ana@example.com']]) {
+      for (const [name, email] of [
+        ['Ana García', 'ana@example.com'],
+        ['Bo Svensson', 'bo@example.com'],
+        ['Ana García', 'ana@example.com'],
+      ]) {
         expect((await api.post('/api/contact', inquiry({ name, email }))).status).toBe(200);
       }
     } finally {

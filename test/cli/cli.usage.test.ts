@@ -21,7 +21,7 @@ describe('portico usage', () => {
     expect(stderr).toBe('');
   });
 
-  it('prints each command group\'s commands, and each command\'s options with an example', async () => {
+  it("prints each command group's commands, and each command's options with an example", async () => {
     const group = await space.cli('inquiries', '--help');
     expect(group.code).toBe(0);
     for (const command of ['list [options]', 'resend [options] [id]', 'purge [options]', 'export [options]', 'erase [options]']) expect(group.stdout).toContain(command);

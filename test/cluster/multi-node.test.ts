@@ -74,7 +74,11 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
     expect(accepted.status).toBe(200);
     expect(await accepted.json()).toEqual({ ok: true });
 
-    const revoked = await fetch(`${c}/oauth/revoke`, { method: 'POST', headers: { authorization: basic(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: issued.body.access_token! }) });
+    const revoked = await fetch(`${c}/oauth/revoke`, {
+      method: 'POST',
+      headers: { authorization: basic(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: issued.body.access_token! }),
+    });
     expect(revoked.status).toBe(200);
     const refused = await contact(a, issued.body.access_token!);
     expect(refused.status).toBe(401);
@@ -102,7 +106,15 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const authorize = new URL(`${a}/oauth/authorize`);
-    authorize.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', scope: 'contact:write' }).toString();
+    authorize.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's1',
+      scope: 'contact:write',
+    }).toString();
     const callback = await approveConsent(authorize);
     const exchange = { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: redirectUri, code_verifier: verifier };
     return { client, exchange };
@@ -130,7 +142,11 @@ describe.skipIf(!available)('three nodes on one PostgreSQL and one Redis', () =>
       const { body: tokens } = await token(b, auth, approved.exchange);
       const [refreshed, revoked] = await Promise.all([
         token(b, auth, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }),
-        fetch(`${c}/oauth/revoke`, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: tokens.refresh_token! }) }),
+        fetch(`${c}/oauth/revoke`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: tokens.refresh_token! }),
+        }),
       ]);
       expect(revoked.status).toBe(200);
       if (refreshed.status === 400) {

@@ -58,7 +58,12 @@ describe.skipIf(!available)('two nodes behind nginx', () => {
     nodes = await Promise.all([startServe(env), startServe(env)]);
 
     dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
-    nginx = await startNginx(dir, port, nodes.map((node) => new URL(node.url).host), { accessLog: true });
+    nginx = await startNginx(
+      dir,
+      port,
+      nodes.map((node) => new URL(node.url).host),
+      { accessLog: true },
+    );
   }, 60_000);
 
   afterAll(async () => {

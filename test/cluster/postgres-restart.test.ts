@@ -38,7 +38,13 @@ describe.skipIf(!canRunPrivatePostgres)('PostgreSQL restarted during a burst', (
     database = await startPrivatePostgres();
     smtp = await startSmtpServer();
     node = await startServe({ DATABASE_URL: database.url, SMTP_URL: smtp.url, MAIL_FROM: 'web@portico.example', MAIL_TO: 'team@portico.example', RATE_LIMITS: 'off' });
-    const registered = await (await fetch(`${node.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'contact:write' }) })).json();
+    const registered = await (
+      await fetch(`${node.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'contact:write' }),
+      })
+    ).json();
     authorization = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
   }, 30_000);
 
@@ -62,9 +68,11 @@ describe.skipIf(!canRunPrivatePostgres)('PostgreSQL restarted during a burst', (
 
   it('answers 503 with Retry-After while it is down, reports it on /readyz, recovers alone and loses nothing acknowledged', async () => {
     // Warm, with the burst's concurrency, so the baseline holds its keep-alive connections and pool.
-    await Promise.all(Array.from({ length: 8 }, async (_, i) => {
-      for (let n = 0; n < 10; n++) await send(i % 2 ? 'token' : 'contact');
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        for (let n = 0; n < 10; n++) await send(i % 2 ? 'token' : 'contact');
+      }),
+    );
     const before = { rss: await residentMb(node.child.pid!) };
     const outcomes: Outcome[] = [];
     let bursting = true;
@@ -107,7 +115,11 @@ describe.skipIf(!canRunPrivatePostgres)('PostgreSQL restarted during a burst', (
     await client.end();
     expect(Number(rows[0]!.n)).toBe(keys.length);
     for (const outcome of acknowledged.filter((o) => o.kind === 'token').slice(-20)) {
-      const used = await fetch(`${node.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${outcome.handle}` }, body: JSON.stringify(inquiry) });
+      const used = await fetch(`${node.url}/api/contact`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${outcome.handle}` },
+        body: JSON.stringify(inquiry),
+      });
       expect(used.status).toBe(200);
     }
     expect(node.child.exitCode).toBeNull();

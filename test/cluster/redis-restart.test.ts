@@ -23,7 +23,13 @@ describe.skipIf(!canRunPrivateRedis)('Redis restarted while a node counts its li
     redis = await startPrivateRedis(redisPort);
     // Limits on and never reached: every token request counts in Redis.
     node = await startServe({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'restart:', RATE_LIMITS: 'token=1000000/m,register=1000/h', LOG_LEVEL: 'info' });
-    const client = await (await fetch(`${node.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'contact:write' }) })).json();
+    const client = await (
+      await fetch(`${node.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'contact:write' }),
+      })
+    ).json();
     authorization = `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`;
   }, 30_000);
 
@@ -36,14 +42,20 @@ describe.skipIf(!canRunPrivateRedis)('Redis restarted while a node counts its li
   it('answers every request, logs the outage and the return once each, and counts in Redis again', async () => {
     const token = async () => {
       const started = Date.now();
-      const response = await fetch(`${node.url}/oauth/token`, { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+      const response = await fetch(`${node.url}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
       await response.arrayBuffer();
       return { status: response.status, ms: Date.now() - started };
     };
     // Warm, with the burst's own concurrency: pools, statements and the 8 keep-alive connections.
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      for (let i = 0; i < 20; i++) await token();
-    }));
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 20; i++) await token();
+      }),
+    );
     const before = { sockets: await openSockets(node.child.pid!), rss: await residentMb(node.child.pid!) };
     expect(await connectionsTo(node.child.pid!, redisPort)).toBe(1);
 

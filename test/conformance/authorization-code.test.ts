@@ -19,7 +19,13 @@ describe('authorization code + PKCE with a strict client (RFC 6749 section 4.1, 
 
   /** Registers through DCR, sends the visitor through consent, validates the callback and exchanges the code. */
   const runFlow = async (method: 'none' | 'client_secret_basic' | 'client_secret_post', redirectUri: string) => {
-    const metadata = { client_name: `code ${method}`, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: method, scope: 'contact:write docs:read' };
+    const metadata = {
+      client_name: `code ${method}`,
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: method,
+      scope: 'contact:write docs:read',
+    };
     const registered = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, metadata, insecure));
     const client: oauth.Client = { client_id: registered.client_id, token_endpoint_auth_method: method };
     const secret = registered.client_secret as string;
@@ -156,12 +162,15 @@ describe('the authorization code grant over raw HTTP (RFC 6749 section 4.1)', ()
   });
 
   // D4 and RFC 6749 section 4.1.2: raced exchanges of one code; the loser is a replay, so the winner's tokens die too.
-  it('revokes the winner\'s tokens when one code is exchanged twice at the same moment', async () => {
+  it("revokes the winner's tokens when one code is exchanged twice at the same moment", async () => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const result = await http.authorizeAndConsent(web);
       const answers = await Promise.all([http.exchange(web, result), http.exchange(web, result)]);
       // Either one exchange wins and its tokens are then revoked, or the replay is seen first and both fail.
-      expect([[200, 400], [400, 400]]).toContainEqual(answers.map((a) => a.status).sort());
+      expect([
+        [200, 400],
+        [400, 400],
+      ]).toContainEqual(answers.map((a) => a.status).sort());
       const won = answers.find((a) => a.status === 200);
       if (!won) continue;
       const winner = await won.json();

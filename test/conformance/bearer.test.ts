@@ -31,8 +31,7 @@ describe('Bearer tokens at POST /api/contact with Turnstile enabled (RFC 6750)',
     return (await response.json()).access_token as string;
   };
   /** The request a strict client sends (RFC 6750 section 2.1), through oauth4webapi. */
-  const callWith = (token: string) =>
-    oauth.protectedResourceRequest(token, 'POST', resourceUrl, new Headers({ 'content-type': 'application/json' }), JSON.stringify(inquiry()), insecure);
+  const callWith = (token: string) => oauth.protectedResourceRequest(token, 'POST', resourceUrl, new Headers({ 'content-type': 'application/json' }), JSON.stringify(inquiry()), insecure);
   /** The challenge oauth4webapi parsed from WWW-Authenticate (RFC 6750 section 3). */
   const challengeFor = async (token: string) => {
     const error = await callWith(token).then(

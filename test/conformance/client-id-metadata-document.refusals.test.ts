@@ -34,7 +34,11 @@ describe('a client ID metadata document that cannot be used', () => {
     const detail = /<code>([^<]*)<\/code>/.exec(html)?.[1] ?? '';
     if (typeof reason === 'string') expect(detail).toContain(escaped(reason));
     else expect(detail).toMatch(reason);
-    const token = await expectOAuthError(await http.token({ grant_type: 'authorization_code', client_id: clientId, code: 'x', redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) }), 401, 'invalid_client');
+    const token = await expectOAuthError(
+      await http.token({ grant_type: 'authorization_code', client_id: clientId, code: 'x', redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) }),
+      401,
+      'invalid_client',
+    );
     expect(token.error_description).toContain('client ID metadata document');
     expect(await oauthRows(api)).toBe(0);
   }
@@ -53,12 +57,21 @@ describe('a client ID metadata document that cannot be used', () => {
   });
 
   it('slow', async () => {
-    await expectRefused(host.route('/slow.json', () => {}), 'no answer within 500 ms');
+    await expectRefused(
+      host.route('/slow.json', () => {}),
+      'no answer within 500 ms',
+    );
   });
 
   it('not JSON', async () => {
-    await expectRefused(host.route('/challenge', (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>Just a moment...</p>')), 'the answer is text/html, not application/json');
-    await expectRefused(host.route('/broken.json', (_q, r) => r.writeHead(200, { 'content-type': 'application/json' }).end('{')), 'the document is not valid JSON');
+    await expectRefused(
+      host.route('/challenge', (_q, r) => r.writeHead(200, { 'content-type': 'text/html' }).end('<p>Just a moment...</p>')),
+      'the answer is text/html, not application/json',
+    );
+    await expectRefused(
+      host.route('/broken.json', (_q, r) => r.writeHead(200, { 'content-type': 'application/json' }).end('{')),
+      'the document is not valid JSON',
+    );
     await expectRefused(host.publish('/list.json', [clientDocument(at('/list.json'))]), 'it is not a JSON object');
   });
 

@@ -69,7 +69,11 @@ describe.each(engines)('a client identified by its metadata document, on %s', (e
 
   it('warns when every redirect URI is loopback, and matches loopback redirects on any port (RFC 8252 section 7.3)', async () => {
     // Claude Code's document names portless loopback URIs; VS Code's names a port and a device_code grant.
-    const client = publish('/claude-code.json', { redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'], grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'], application_type: 'native' });
+    const client = publish('/claude-code.json', {
+      redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      application_type: 'native',
+    });
     const redirectUri = 'http://localhost:54127/callback';
     const page = await http.openAuthorization(http.authorizationUrl(client, { redirectUri }).url, { acceptLanguage: 'en' });
     const html = await page.text();

@@ -52,7 +52,14 @@ async function call(base: string, op: Operation, accessToken: string): Promise<{
     op.path === '/mcp'
       ? await fetch(`${base}/mcp`, {
           method: 'POST',
-          headers: { authorization, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'contact_service' },
+          headers: {
+            authorization,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'contact_service',
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contact_service', arguments: inquiry, _meta: META } }),
         })
       : await fetch(`${base}${op.path}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify(inquiry) });

@@ -11,7 +11,13 @@ describe('scope words of other servers', () => {
   const suite = authorizationServerForSuite();
 
   const publicClient = (scope?: string) =>
-    suite.http.registerClient({ client_name: 'mcp-remote', redirect_uris: ['http://127.0.0.1/oauth/callback'], grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none', ...(scope === undefined ? {} : { scope }) });
+    suite.http.registerClient({
+      client_name: 'mcp-remote',
+      redirect_uris: ['http://127.0.0.1/oauth/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+      ...(scope === undefined ? {} : { scope }),
+    });
 
   it('registers with only OpenID words as with no scope (all three), and says when it was issued', async () => {
     const before = Math.floor(Date.now() / 1000);

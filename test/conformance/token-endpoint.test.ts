@@ -24,12 +24,9 @@ describe('token endpoint requests (RFC 6749 section 3.2)', () => {
   });
 
   // RFC 6749 section 5.2: unsupported_grant_type.
-  it.each(['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'toString', '__proto__'])(
-    'answers unsupported_grant_type to grant_type=%s',
-    async (grantType) => {
-      await expectOAuthError(await http.token({ grant_type: grantType }, auth()), 400, 'unsupported_grant_type');
-    },
-  );
+  it.each(['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'toString', '__proto__'])('answers unsupported_grant_type to grant_type=%s', async (grantType) => {
+    await expectOAuthError(await http.token({ grant_type: grantType }, auth()), 400, 'unsupported_grant_type');
+  });
 
   // RFC 6749 section 3.2: "Request and response parameters MUST NOT be included more than once."
   it.each([

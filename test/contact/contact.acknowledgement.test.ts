@@ -76,7 +76,12 @@ describe('acknowledgements to submitters', () => {
     const call = await fetch(`${api.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contact_service', arguments: { name: 'Agent', email: 'stranger@example.com', message: 'Hello from an agent', locale: 'en', privacy: true } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'contact_service', arguments: { name: 'Agent', email: 'stranger@example.com', message: 'Hello from an agent', locale: 'en', privacy: true } },
+      }),
     });
     expect(call.status).toBe(200);
     expect((await api.post('/api/contact', inquiry({ email: 'bot-victim@example.com', website: 'http://spam.example', turnstileToken: 'pass-5' }))).status).toBe(200);

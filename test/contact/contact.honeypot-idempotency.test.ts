@@ -93,18 +93,23 @@ describe('the honeypot and Idempotency-Key on POST /api/contact', () => {
     const body = inquiry({ message: 'race', turnstileToken: token() });
     const answers = await Promise.all([api.post('/api/contact', body, headers), api.post('/api/contact', { ...body, turnstileToken: token() }, headers)]);
     const statuses = answers.map((r) => r.status).sort();
-    expect([[200, 200], [200, 409]]).toContainEqual(statuses);
+    expect([
+      [200, 200],
+      [200, 409],
+    ]).toContainEqual(statuses);
     const conflict = answers.find((r) => r.status === 409);
     if (conflict) expect(conflict.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(smtp.messages.filter((m) => m.text?.includes('race'))).toHaveLength(1);
   });
 
-  it.each([['an empty key', ''], ['a key with a space', 'a b'], ['a key of 256 characters', 'k'.repeat(256)], ['a non-ASCII key', 'clé']])(
-    'answers 400 for %s',
-    async (_case, key) => {
-      const response = await api.post('/api/contact', inquiry({ turnstileToken: token() }), { 'idempotency-key': key });
-      expect(response.status).toBe(400);
-      expect((await response.json()).error_description).toContain('Idempotency-Key');
-    },
-  );
+  it.each([
+    ['an empty key', ''],
+    ['a key with a space', 'a b'],
+    ['a key of 256 characters', 'k'.repeat(256)],
+    ['a non-ASCII key', 'clé'],
+  ])('answers 400 for %s', async (_case, key) => {
+    const response = await api.post('/api/contact', inquiry({ turnstileToken: token() }), { 'idempotency-key': key });
+    expect(response.status).toBe(400);
+    expect((await response.json()).error_description).toContain('Idempotency-Key');
+  });
 });

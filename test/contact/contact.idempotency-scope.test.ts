@@ -44,7 +44,14 @@ describe('Idempotency-Key scoped to its sender', () => {
     const call = await api.post(
       '/mcp',
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contact_service', arguments: { ...inquiry({ message: 'through the tool' }) }, _meta: META } },
-      { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'contact_service', 'idempotency-key': 'lead-9', 'x-forwarded-for': '198.51.100.31' },
+      {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'contact_service',
+        'idempotency-key': 'lead-9',
+        'x-forwarded-for': '198.51.100.31',
+      },
     );
     expect((await call.json()).result.structuredContent).toEqual({ ok: true });
     expect(smtp.messages).toHaveLength(3);

@@ -112,19 +112,20 @@ describe('Bearer tokens on /api/contact before the authorization server exists',
   });
   afterAll(() => api.close());
 
-  it.each([['a Bearer token', 'Bearer abc.def'], ['a malformed Bearer header', 'Bearer'], ['Basic credentials', 'Basic dXNlcjpwYXNz']])(
-    'answers 401 with a Bearer challenge for %s, and sends nothing',
-    async (_case, authorization) => {
-      const before = (await api.deps.inquiries.list({ limit: 1000 })).length;
-      const response = await api.post('/api/contact', inquiry(), { authorization });
-      expect(response.status).toBe(401);
-      expect(await response.json()).toMatchObject({ error: 'invalid_token', ok: false });
-      const challenge = response.headers.get('www-authenticate');
-      expect(challenge).toMatch(/^Bearer error="invalid_token"/);
-      expect(challenge).toContain('resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api/contact"');
-      expect((await api.deps.inquiries.list({ limit: 1000 })).length).toBe(before);
-    },
-  );
+  it.each([
+    ['a Bearer token', 'Bearer abc.def'],
+    ['a malformed Bearer header', 'Bearer'],
+    ['Basic credentials', 'Basic dXNlcjpwYXNz'],
+  ])('answers 401 with a Bearer challenge for %s, and sends nothing', async (_case, authorization) => {
+    const before = (await api.deps.inquiries.list({ limit: 1000 })).length;
+    const response = await api.post('/api/contact', inquiry(), { authorization });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: 'invalid_token', ok: false });
+    const challenge = response.headers.get('www-authenticate');
+    expect(challenge).toMatch(/^Bearer error="invalid_token"/);
+    expect(challenge).toContain('resource_metadata="http://localhost:3000/.well-known/oauth-protected-resource/api/contact"');
+    expect((await api.deps.inquiries.list({ limit: 1000 })).length).toBe(before);
+  });
 
   it('never writes the token to the logs', async () => {
     await api.post('/api/contact', inquiry(), { authorization: 'Bearer very-secret-token-value' });

@@ -21,7 +21,20 @@ describe('redelivery of stalled inquiries', () => {
 
   const orphan = async (id: string, claimed: boolean) => {
     const { inquiries } = api.deps;
-    await inquiries.create({ id, createdAt: now, status: 'pending', channel: 'web', name: 'Orphan', email: `${id}@example.com`, message: 'left behind', locale: 'en', clientId: null, remoteIp: '127.0.0.1', idempotencyKey: null, fingerprint: id });
+    await inquiries.create({
+      id,
+      createdAt: now,
+      status: 'pending',
+      channel: 'web',
+      name: 'Orphan',
+      email: `${id}@example.com`,
+      message: 'left behind',
+      locale: 'en',
+      clientId: null,
+      remoteIp: '127.0.0.1',
+      idempotencyKey: null,
+      fingerprint: id,
+    });
     if (claimed) await inquiries.claimDelivery(id, now, now - STALE_ATTEMPT_MS);
   };
 
@@ -35,8 +48,8 @@ describe('redelivery of stalled inquiries', () => {
     await orphan('never-tried', false);
     now += STALE_ATTEMPT_MS + 1;
     expect(await deliverWaiting(contactDeps(api.deps))).toBe(2);
-    expect((await api.deps.inquiries.get('fresh'))).toMatchObject({ status: 'sent', attempts: 2 });
-    expect((await api.deps.inquiries.get('never-tried'))).toMatchObject({ status: 'sent', attempts: 1 });
+    expect(await api.deps.inquiries.get('fresh')).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(await api.deps.inquiries.get('never-tried')).toMatchObject({ status: 'sent', attempts: 1 });
     expect(smtp.messages.map((m) => m.replyTo?.value[0]?.address).sort()).toEqual(['fresh@example.com', 'never-tried@example.com']);
   });
 

@@ -84,10 +84,7 @@ describe('delivery retried in the background', () => {
     ['a permanent refusal (550 at RCPT) is not', 'team@portico.example', false],
   ])('%s', async (_, from, retried) => {
     smtp = await startSmtpServer(retried ? 'accept' : 'reject-rcpt', smtpPort);
-    const refusing = await startApp(
-      { SMTP_URL: smtp.url, RATE_LIMITS: 'off', MAIL_FROM: from, MAIL_TO: 'team@portico.example' },
-      { clock: { now: () => now } },
-    );
+    const refusing = await startApp({ SMTP_URL: smtp.url, RATE_LIMITS: 'off', MAIL_FROM: from, MAIL_TO: 'team@portico.example' }, { clock: { now: () => now } });
     try {
       if (retried) smtp.mode = 'reject-mail';
       const response = await refusing.post('/api/contact', inquiry());

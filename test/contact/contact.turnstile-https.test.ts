@@ -45,7 +45,29 @@ describe.skipIf(!existsSync(OPENSSL))('POST /api/contact with siteverify over HT
     certPath = join(dir, 'cert.pem');
     const keyPath = join(dir, 'key.pem');
     // A self-signed certificate for the loopback address the server listens on.
-    execFileSync(OPENSSL, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', keyPath, '-out', certPath], { stdio: 'ignore' });
+    execFileSync(
+      OPENSSL,
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        keyPath,
+        '-out',
+        certPath,
+      ],
+      { stdio: 'ignore' },
+    );
     siteverify = await startSiteverify('test-secret', { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') });
     smtp = await startSmtpServer();
   }, 30_000);

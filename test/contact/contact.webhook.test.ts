@@ -47,7 +47,16 @@ describe('the webhook channel alone', () => {
         payload: {
           type: 'inquiry.received',
           timestamp: new Date(stored.createdAt).toISOString(),
-          data: { id: stored.id, createdAt: new Date(stored.createdAt).toISOString(), name: 'Hook Visitor', email: 'ana@example.com', message: stored.message, locale: 'ca', channel: 'web', clientId: null },
+          data: {
+            id: stored.id,
+            createdAt: new Date(stored.createdAt).toISOString(),
+            name: 'Hook Visitor',
+            email: 'ana@example.com',
+            message: stored.message,
+            locale: 'ca',
+            channel: 'web',
+            clientId: null,
+          },
         },
       },
     ]);
@@ -65,7 +74,10 @@ describe('the webhook channel alone', () => {
     receiver.mode = 'ok';
     expect(await retry(api, failed.id)).toBe(1);
     expect(receiver.events.map((e) => [e.id, e.timestamp])).toEqual([[failed.id, Math.floor(now / 1000)]]);
-    expect(receiver.requests.map((r) => [r.id, r.verified])).toEqual([[failed.id, true], [failed.id, true]]);
+    expect(receiver.requests.map((r) => [r.id, r.verified])).toEqual([
+      [failed.id, true],
+      [failed.id, true],
+    ]);
   });
 
   it('refuses to follow a redirect, naming where it led', async () => {

@@ -21,8 +21,18 @@ afterEach(async () => {
 });
 
 const stored = (id: string, daysAgo: number, status: NewInquiry['status']): NewInquiry => ({
-  id, createdAt: Date.now() - daysAgo * DAY, status, channel: 'web', name: 'Ana García', email: `${id}@example.com`,
-  message: 'We manage 40 buildings.', locale: 'es', clientId: null, remoteIp: '192.0.2.1', idempotencyKey: null, fingerprint: 'f'.repeat(64),
+  id,
+  createdAt: Date.now() - daysAgo * DAY,
+  status,
+  channel: 'web',
+  name: 'Ana García',
+  email: `${id}@example.com`,
+  message: 'We manage 40 buildings.',
+  locale: 'es',
+  clientId: null,
+  remoteIp: '192.0.2.1',
+  idempotencyKey: null,
+  fingerprint: 'f'.repeat(64),
 });
 
 /** A data folder as a node leaves it: these inquiries in data/portico.sqlite, each with its outbox copy. */
@@ -63,13 +73,26 @@ async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean): P
 describe('the retention job', () => {
   it('deletes inquiries older than a year and spam older than 30 days, with their outbox copies, by default', async () => {
     const folder = await dataFolder([
-      stored('old-sent', 400, 'sent'), stored('young-sent', 300, 'sent'), stored('old-spam', 31, 'spam'), stored('young-spam', 29, 'spam'), stored('old-failed', 366, 'failed'),
+      stored('old-sent', 400, 'sent'),
+      stored('young-sent', 300, 'sent'),
+      stored('old-spam', 31, 'spam'),
+      stored('young-spam', 29, 'spam'),
+      stored('old-failed', 366, 'failed'),
     ]);
     server = await startServe({ DATABASE_URL: 'sqlite:./data/portico.sqlite', LOG_LEVEL: 'info' }, { cwd: folder });
-    const left = await until(() => remaining(folder), (r) => r.rows.length === 2);
+    const left = await until(
+      () => remaining(folder),
+      (r) => r.rows.length === 2,
+    );
     expect(left).toEqual({ rows: ['young-sent', 'young-spam'], files: ['young-sent.eml', 'young-spam.eml'] });
-    await until(async () => server!.output(), (output) => output.includes('retention: deleted'));
-    const line = server.output().split('\n').find((l) => l.includes('retention: deleted'))!;
+    await until(
+      async () => server!.output(),
+      (output) => output.includes('retention: deleted'),
+    );
+    const line = server
+      .output()
+      .split('\n')
+      .find((l) => l.includes('retention: deleted'))!;
     expect(JSON.parse(line)).toMatchObject({ spam: 1, inquiries: 2 });
     expect(line).not.toContain('@example.com');
   });
@@ -77,7 +100,14 @@ describe('the retention job', () => {
   it('follows INQUIRY_RETENTION and SPAM_RETENTION, and keeps everything, saying so at start, when they are off', async () => {
     const folder = await dataFolder([stored('a', 40, 'sent'), stored('b', 10, 'spam'), stored('c', 3, 'sent')]);
     server = await startServe({ DATABASE_URL: 'sqlite:./data/portico.sqlite', INQUIRY_RETENTION: '30d', SPAM_RETENTION: '7d', LOG_LEVEL: 'info' }, { cwd: folder });
-    expect((await until(() => remaining(folder), (r) => r.rows.length === 1)).rows).toEqual(['c']);
+    expect(
+      (
+        await until(
+          () => remaining(folder),
+          (r) => r.rows.length === 1,
+        )
+      ).rows,
+    ).toEqual(['c']);
     server.child.kill('SIGKILL');
 
     const kept = await dataFolder([stored('old', 4000, 'sent'), stored('spam', 400, 'spam')]);

@@ -51,18 +51,55 @@ describe.skipIf(!images || !composer || !hostAddress)('compose.scale.yaml', () =
     mkdirSync(join(project, 'deploy/nginx'), { recursive: true });
     for (const file of ['compose.conf', 'portico-proxy.conf']) copyFileSync(join(ROOT, 'deploy/nginx', file), join(project, 'deploy/nginx', file));
     mkdirSync(join(project, 'certs'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost',
-      '-keyout', join(project, 'certs/privkey.pem'), '-out', join(project, 'certs/fullchain.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost',
+        '-keyout',
+        join(project, 'certs/privkey.pem'),
+        '-out',
+        join(project, 'certs/fullchain.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     execFileSync('chmod', ['644', join(project, 'certs/privkey.pem')]);
     ca = readFileSync(join(project, 'certs/fullchain.pem'), 'utf8');
     copyFileSync(join(ROOT, '.env.example'), join(project, '.env'));
-    writeFileSync(join(project, '.env'), [
-      '', 'APP_ENV=production', `PUBLIC_URL=${origin}`, `POSTGRES_PASSWORD=${randomBytes(12).toString('hex')}`,
-      `SMTP_URL=${smtp.url}`, 'MAIL_FROM=Portico <portico@example.com>', 'MAIL_TO=Sales <sales@example.com>', '',
-    ].join('\n'), { flag: 'a' });
+    writeFileSync(
+      join(project, '.env'),
+      [
+        '',
+        'APP_ENV=production',
+        `PUBLIC_URL=${origin}`,
+        `POSTGRES_PASSWORD=${randomBytes(12).toString('hex')}`,
+        `SMTP_URL=${smtp.url}`,
+        'MAIL_FROM=Portico <portico@example.com>',
+        'MAIL_TO=Sales <sales@example.com>',
+        '',
+      ].join('\n'),
+      { flag: 'a' },
+    );
 
     run('up', '-d', '--no-build');
-    await waitFor('/readyz through nginx', () => get('/readyz').then((r) => (r.status === 200 ? r : undefined), () => undefined), 120_000);
+    await waitFor(
+      '/readyz through nginx',
+      () =>
+        get('/readyz').then(
+          (r) => (r.status === 200 ? r : undefined),
+          () => undefined,
+        ),
+      120_000,
+    );
   });
 
   afterAll(async () => {

@@ -17,7 +17,10 @@ const PORT = 39_400 + Math.floor(Math.random() * 500);
 
 // The engine's proxy takes the connection before node listens: each try has its own deadline.
 const readyz = (port: number) =>
-  fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => (r.status === 200 ? r : undefined), () => undefined);
+  fetch(`http://127.0.0.1:${port}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => (r.status === 200 ? r : undefined),
+    () => undefined,
+  );
 
 async function sendInquiry(port: number, who: string) {
   const answer = await fetch(`http://127.0.0.1:${port}/api/contact`, {
@@ -39,8 +42,7 @@ const storedNames = (volume: string, database = 'sqlite:./data/portico.sqlite') 
 describe.skipIf(!images)('the image, with docker run', () => {
   const network = `${name}-net`;
   const volume = `${name}-data`;
-  const run = (container: string) =>
-    docker(['run', '-d', '--init', '--name', container, '--network', network, '-p', `127.0.0.1:${PORT}:3000`, '-v', `${volume}:/data`, images!.portico]);
+  const run = (container: string) => docker(['run', '-d', '--init', '--name', container, '--network', network, '-p', `127.0.0.1:${PORT}:3000`, '-v', `${volume}:/data`, images!.portico]);
 
   beforeAll(() => {
     // A network of its own: the engine runs without its default bridge (--bridge=none).
@@ -69,7 +71,12 @@ describe.skipIf(!images)('the image, with docker run', () => {
     await sendInquiry(PORT, 'After Restart');
     expect(storedNames(volume)).toEqual(['After Restart', 'Before Restart']);
     const outbox = docker(['run', '--rm', '-v', `${volume}:/data`, '--entrypoint', 'find', images!.portico, '/data/outbox', '-name', '*.eml']);
-    expect(outbox.trim().split('\n').filter((file) => file.endsWith('.eml'))).toHaveLength(2);
+    expect(
+      outbox
+        .trim()
+        .split('\n')
+        .filter((file) => file.endsWith('.eml')),
+    ).toHaveLength(2);
   });
 
   it('backs up its SQLite file while serving, with the command docs/deploy.md gives', () => {

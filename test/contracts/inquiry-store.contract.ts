@@ -92,7 +92,12 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
     });
 
     it('lists failed inquiries whose next attempt is due, the longest due first, and none given up on', async () => {
-      for (const [id, next] of [['later', 50_000], ['due', 20_000], ['overdue', 10_000], ['given-up', null]] as const) {
+      for (const [id, next] of [
+        ['later', 50_000],
+        ['due', 20_000],
+        ['overdue', 10_000],
+        ['given-up', null],
+      ] as const) {
         await store.create(inquiry(id), 1_000);
         await store.markFailed(id, 1_100, { error: 'ECONNREFUSED', nextAttemptAt: next });
       }
@@ -138,8 +143,13 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
 
     it('finds and deletes by age, by age and status, by address and by id, oldest first, a batch at a time', async () => {
       for (const [id, createdAt, status, email] of [
-        ['a', 1, 'sent', 'ana@example.com'], ['b', 2, 'spam', 'bot@example.com'], ['c', 3, 'spam', 'bot@example.com'], ['d', 4, 'failed', 'ana@example.com'], ['e', 9, 'sent', 'eve@example.com'],
-      ] as const) await store.create(inquiry(id, { createdAt, status, email }));
+        ['a', 1, 'sent', 'ana@example.com'],
+        ['b', 2, 'spam', 'bot@example.com'],
+        ['c', 3, 'spam', 'bot@example.com'],
+        ['d', 4, 'failed', 'ana@example.com'],
+        ['e', 9, 'sent', 'eve@example.com'],
+      ] as const)
+        await store.create(inquiry(id, { createdAt, status, email }));
       expect(await store.count({ createdBefore: 4 })).toBe(3);
       expect(await store.idsMatching({ createdBefore: 5 }, 2)).toEqual(['a', 'b']);
       expect(await store.idsMatching({ createdBefore: 5, status: 'spam' }, 10)).toEqual(['b', 'c']);
@@ -152,7 +162,14 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
 
     it('walks a listing a page at a time, after the last row of the previous page, within since', async () => {
       // Two share a creation time: the order breaks the tie by id, the greater first (a later UUID v7).
-      for (const [id, createdAt] of [['a', 1_000], ['b', 2_000], ['c', 3_000], ['d', 3_000], ['e', 4_000]] as const) await store.create(inquiry(id, { createdAt }));
+      for (const [id, createdAt] of [
+        ['a', 1_000],
+        ['b', 2_000],
+        ['c', 3_000],
+        ['d', 3_000],
+        ['e', 4_000],
+      ] as const)
+        await store.create(inquiry(id, { createdAt }));
       const walked: string[] = [];
       let after;
       for (;;) {

@@ -12,11 +12,7 @@ export interface ContractFixture<Store> {
 }
 
 /** Runs `contract` against stores made by `make` on a throwaway database; skipped, saying so, without a server. */
-export async function contractOnPostgres<Store>(
-  file: string,
-  make: (db: Db) => Store,
-  contract: (engine: string, open: () => Promise<ContractFixture<Store>>) => void,
-): Promise<void> {
+export async function contractOnPostgres<Store>(file: string, make: (db: Db) => Store, contract: (engine: string, open: () => Promise<ContractFixture<Store>>) => void): Promise<void> {
   const available = await postgresAvailable(file);
   describe.skipIf(!available)('on PostgreSQL', () => {
     let database: TestDatabase;

@@ -13,7 +13,9 @@ describe('the examples of the OpenAPI document', () => {
   afterAll(() => api.close());
 
   it('illustrates the request and response messages of the contract', () => {
-    const withExamples = Object.entries(document.components.schemas).filter(([, schema]) => schema.examples?.length).map(([name]) => name);
+    const withExamples = Object.entries(document.components.schemas)
+      .filter(([, schema]) => schema.examples?.length)
+      .map(([name]) => name);
     for (const name of ['ContactRequest', 'ContactResponse', 'Error', 'ClientRegistrationRequest', 'ClientRegistrationResponse', 'TokenRequest', 'TokenResponse']) {
       expect(withExamples).toContain(name);
     }

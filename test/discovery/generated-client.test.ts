@@ -116,7 +116,10 @@ describe.skipIf(!OPENAPI_TS)('a client generated from the OpenAPI document', () 
     try {
       const { code, stdout } = await typecheck();
       expect(code).toBe(2);
-      const errors = stdout.split('\n').filter((line) => line.startsWith('client.ts(')).map((line) => line.replace(/ in type '.*$/, ''));
+      const errors = stdout
+        .split('\n')
+        .filter((line) => line.startsWith('client.ts('))
+        .map((line) => line.replace(/ in type '.*$/, ''));
       expect(errors).toEqual([
         `${at("privacy: 'yes'")}: error TS2322: Type 'string' is not assignable to type 'true'.`,
         `${at('phone')}: error TS2353: Object literal may only specify known properties, and 'phone' does not exist`,
@@ -132,7 +135,10 @@ describe.skipIf(!OPENAPI_TS)('a client generated from the OpenAPI document', () 
       env: { PATH: process.env.PATH, BASE_URL: api.url },
       timeout: 30_000,
     });
-    const [register, token, contact, refused] = stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const [register, token, contact, refused] = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(register).toMatchObject({ step: 'register', status: 201, grant_types: ['client_credentials'] });
     expect(token).toEqual({ step: 'token', status: 200, token_type: 'Bearer', expires_in: 3600, scope: 'contact:write' });
     expect(contact).toEqual({ step: 'contact', status: 200, body: { ok: true }, ok: true });

@@ -46,7 +46,10 @@ const AuthorizationServerMetadata = z
     token_endpoint_auth_signing_alg_values_supported: z.array(z.string()).optional(),
     service_documentation: httpsUrl.optional(),
     // BCP 47 language tags (RFC 5646).
-    ui_locales_supported: z.array(z.string().regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/)).min(1).optional(),
+    ui_locales_supported: z
+      .array(z.string().regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/))
+      .min(1)
+      .optional(),
     op_policy_uri: httpsUrl.optional(),
     op_tos_uri: httpsUrl.optional(),
     revocation_endpoint: httpsUrl.optional(),

@@ -31,7 +31,9 @@ describe('the response check against the OpenAPI document', () => {
   });
 
   it('flags a content type the response does not list', () => {
-    expect(contract.check(exchange({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'bad' }))).toEqual([expect.stringContaining('content type text/plain is not one of application/json')]);
+    expect(contract.check(exchange({ status: 400, headers: { 'content-type': 'text/plain' }, body: 'bad' }))).toEqual([
+      expect.stringContaining('content type text/plain is not one of application/json'),
+    ]);
   });
 
   it('flags a 429 without the Retry-After the contract requires, and a non-integer one', () => {

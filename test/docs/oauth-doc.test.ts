@@ -7,7 +7,16 @@ import { freePort, startApp, type TestApp } from '../support/app.js';
 
 const run = promisify(execFile);
 const tools = ['curl', 'jq', 'openssl'];
-const missing = (await Promise.all(tools.map((tool) => run('sh', ['-c', `command -v ${tool}`]).then(() => undefined, () => tool)))).filter(Boolean);
+const missing = (
+  await Promise.all(
+    tools.map((tool) =>
+      run('sh', ['-c', `command -v ${tool}`]).then(
+        () => undefined,
+        () => tool,
+      ),
+    ),
+  )
+).filter(Boolean);
 if (missing.length) console.warn(`skipping docs/oauth.md walkthrough: ${missing.join(', ')} not installed`);
 
 describe.skipIf(missing.length > 0)('the docs/oauth.md walkthrough', () => {

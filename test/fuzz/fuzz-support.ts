@@ -8,8 +8,7 @@ import { expect } from 'vitest';
 import { freePort, startApp, type TestApp } from '../support/app.js';
 
 /** The real app on loopback, limits off, PUBLIC_URL equal to its origin (so /mcp accepts its Host). */
-export const startFuzzApp = async (env: Record<string, string> = {}): Promise<TestApp> =>
-  startApp({ RATE_LIMITS: 'off', LOG_LEVEL: 'error', ...env }, { port: await freePort() });
+export const startFuzzApp = async (env: Record<string, string> = {}): Promise<TestApp> => startApp({ RATE_LIMITS: 'off', LOG_LEVEL: 'error', ...env }, { port: await freePort() });
 
 /** Runs per property: FUZZ_RUNS_SCALE multiplies them (e.g. 10x for a long local run), FUZZ_SEED replays a failure. */
 export function runs(numRuns: number): { numRuns: number; seed?: number } {
@@ -190,10 +189,67 @@ const BUILTIN_PROTO = new Set(Object.getOwnPropertyNames(Object.prototype));
 
 /** Pieces of text that break naive code: bidi controls, combining marks, lone surrogates, NUL, emoji, separators. */
 export const HOSTILE_PIECES = [
-  '\u200f', '\u202e', '\u2066', '\u0301', '\u0338', 'e\u0301', '\ud800', '\udfff', '\udc00\ud800', '\u0000', '\u0007', '\u001b[31m',
-  '\u007f', '\u0085', '😀', '👩‍👩‍👧', '🇪🇸', '\ufeff', '\ufffe', '\uffff', '\u2028', '\u2029', '\r\n', '\n', '\t', ' ', '\u00a0', '\u3000',
-  'A', 'ñ', 'ß', 'İ', 'Ω', 'ק', 'ع', '中', '%00', '%', '+', '&', '=', '"', "'", '<', '>', '\\', '/', '{', '}', '[', ']',
-  '__proto__', 'constructor', 'prototype', 'toString', '${x}', '{{x}}', '<script>', "' OR 1=1 --", '../', '@',
+  '\u200f',
+  '\u202e',
+  '\u2066',
+  '\u0301',
+  '\u0338',
+  'e\u0301',
+  '\ud800',
+  '\udfff',
+  '\udc00\ud800',
+  '\u0000',
+  '\u0007',
+  '\u001b[31m',
+  '\u007f',
+  '\u0085',
+  '😀',
+  '👩‍👩‍👧',
+  '🇪🇸',
+  '\ufeff',
+  '\ufffe',
+  '\uffff',
+  '\u2028',
+  '\u2029',
+  '\r\n',
+  '\n',
+  '\t',
+  ' ',
+  '\u00a0',
+  '\u3000',
+  'A',
+  'ñ',
+  'ß',
+  'İ',
+  'Ω',
+  'ק',
+  'ع',
+  '中',
+  '%00',
+  '%',
+  '+',
+  '&',
+  '=',
+  '"',
+  "'",
+  '<',
+  '>',
+  '\\',
+  '/',
+  '{',
+  '}',
+  '[',
+  ']',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  '${x}',
+  '{{x}}',
+  '<script>',
+  "' OR 1=1 --",
+  '../',
+  '@',
 ] as const;
 
 /** Any UTF-16 code unit, so lone surrogates and unpaired halves come up (fast-check's own units keep pairs whole). */
@@ -209,10 +265,7 @@ export const hostileString = (maxPieces = 12): fc.Arbitrary<string> =>
   );
 
 /** Values of every JSON type, for "the wrong type" in any field. */
-export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
-  fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom(null, true, false, 0, -1, 1e308, -0, '', [], {}, [null], { '': '' }),
-);
+export const anyJson: fc.Arbitrary<unknown> = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(null, true, false, 0, -1, 1e308, -0, '', [], {}, [null], { '': '' }));
 
 /** A JSON text: any value, hostile strings, or text that is not JSON at all. */
 export const jsonText: fc.Arbitrary<string> = fc.oneof(
@@ -261,9 +314,26 @@ export const pollutingJson = (base: Record<string, unknown> = {}): fc.Arbitrary<
 /** Content types a client might send by mistake or on purpose; undefined sends none. */
 export const contentType: fc.Arbitrary<string | undefined> = fc.oneof(
   fc.constantFrom(
-    undefined, 'application/json', 'application/x-www-form-urlencoded', 'text/plain', 'text/html', 'multipart/form-data; boundary=x',
-    'application/xml', 'application/json; charset=utf-16', 'APPLICATION/JSON', 'application/json;;;=', 'application/jsonx', 'application/*',
-    '*/*', 'application/ld+json', 'application/x-www-form-urlencoded; charset=iso-8859-1', 'application', '/', ';', ' ', 'text/event-stream',
+    undefined,
+    'application/json',
+    'application/x-www-form-urlencoded',
+    'text/plain',
+    'text/html',
+    'multipart/form-data; boundary=x',
+    'application/xml',
+    'application/json; charset=utf-16',
+    'APPLICATION/JSON',
+    'application/json;;;=',
+    'application/jsonx',
+    'application/*',
+    '*/*',
+    'application/ld+json',
+    'application/x-www-form-urlencoded; charset=iso-8859-1',
+    'application',
+    '/',
+    ';',
+    ' ',
+    'text/event-stream',
   ),
   fc.tuple(fc.stringMatching(/^[a-z]{1,10}\/[a-z+.-]{1,12}$/), fc.stringMatching(/^(; ?[a-z]{1,8}=[a-z0-9"-]{0,8})?$/)).map(([type, params]) => type + params),
 );

@@ -3,7 +3,20 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
 import {
-  answerOf, contentType, exchange, expectHealthy, expectPrototypeClean, expectWellFormed, hostileString, jsonText, memorySample, nested, POST_ROUTES, pollutingJson, runs, startFuzzApp,
+  answerOf,
+  contentType,
+  exchange,
+  expectHealthy,
+  expectPrototypeClean,
+  expectWellFormed,
+  hostileString,
+  jsonText,
+  memorySample,
+  nested,
+  POST_ROUTES,
+  pollutingJson,
+  runs,
+  startFuzzApp,
   type PostRoute,
 } from './fuzz-support.js';
 
@@ -56,7 +69,7 @@ describe('every POST route under fuzzed bodies', () => {
   });
   afterAll(() => api.close());
 
-  it('answers any JSON or form text under the route\'s own media types with a documented status and the Error body', async () => {
+  it("answers any JSON or form text under the route's own media types with a documented status and the Error body", async () => {
     await fc.assert(
       fc.asyncProperty(route, fc.oneof(jsonText, formText), fc.nat(), async (target, body, pick) => {
         const type = target.mediaTypes[pick % target.mediaTypes.length];
@@ -67,7 +80,7 @@ describe('every POST route under fuzzed bodies', () => {
     );
   });
 
-  it('answers any content type with the route\'s own answer or 415, never a 5xx', async () => {
+  it("answers any content type with the route's own answer or 415, never a 5xx", async () => {
     await fc.assert(
       fc.asyncProperty(route, contentType, fc.oneof(jsonText, formText), async (target, type, body) => {
         const answer = await post(target.path, body, type);

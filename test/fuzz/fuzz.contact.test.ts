@@ -2,9 +2,7 @@
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { inquiry, type TestApp } from '../support/app.js';
-import {
-  answerOf, anyJson, contentType, exchange, expectHealthy, expectPrototypeClean, expectWellFormed, hostileString, jsonText, pollutingJson, runs, startFuzzApp,
-} from './fuzz-support.js';
+import { answerOf, anyJson, contentType, exchange, expectHealthy, expectPrototypeClean, expectWellFormed, hostileString, jsonText, pollutingJson, runs, startFuzzApp } from './fuzz-support.js';
 
 type Field = 'name' | 'email' | 'message' | 'locale' | 'privacy' | 'turnstileToken' | 'website';
 const REQUIRED: ReadonlySet<Field> = new Set(['name', 'email', 'message', 'privacy']);
@@ -52,8 +50,7 @@ const messageIsValid = (value: string) => value.trim().length > 0 && [...value].
 describe('POST /api/contact under fuzzing', () => {
   let api: TestApp;
   let serial = 0;
-  const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-    fetch(`${api.url}/api/contact`, { method: 'POST', headers, body }).then(answerOf);
+  const post = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) => fetch(`${api.url}/api/contact`, { method: 'POST', headers, body }).then(answerOf);
   const storedCount = async () => (await api.deps.inquiries.list({ limit: 100_000 })).length;
 
   beforeAll(async () => {
@@ -155,7 +152,10 @@ describe('POST /api/contact under fuzzing', () => {
 
   it('accepts an Idempotency-Key of 1-255 printable ASCII characters and refuses any other with 400', async () => {
     // node:http refuses DEL and other controls in a header value (the raw-socket suite sends those).
-    const latin1 = fc.integer({ min: 0x20, max: 0xff }).filter((code) => code !== 0x7f).map((code) => String.fromCharCode(code));
+    const latin1 = fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((code) => code !== 0x7f)
+      .map((code) => String.fromCharCode(code));
     const key = fc.oneof(
       fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 300 }),
       fc.string({ unit: latin1, maxLength: 40 }),

@@ -10,7 +10,48 @@ const methodOf = (path: string) => (POST_ROUTES.some((route) => route.path === p
 const mediaTypeOf = (path: string) => POST_ROUTES.find((route) => route.path === path)?.mediaTypes[0] ?? 'application/json';
 
 /** Bytes that may not appear in a header name (RFC 9110 section 5.6.2: a name is a token), and a few that may. */
-const NAME_BYTES = ['(', ')', ',', '/', ':', ';', '<', '=', '>', '?', '@', '[', '\\', ']', '{', '}', '"', ' ', '\t', '\x00', '\x01', '\x1f', '\x7f', '\x80', '\xff', '\xe9', '!', '#', '$', '%', '&', "'", '*', '+', '.', '^', '_', '`', '|', '~'];
+const NAME_BYTES = [
+  '(',
+  ')',
+  ',',
+  '/',
+  ':',
+  ';',
+  '<',
+  '=',
+  '>',
+  '?',
+  '@',
+  '[',
+  '\\',
+  ']',
+  '{',
+  '}',
+  '"',
+  ' ',
+  '\t',
+  '\x00',
+  '\x01',
+  '\x1f',
+  '\x7f',
+  '\x80',
+  '\xff',
+  '\xe9',
+  '!',
+  '#',
+  '$',
+  '%',
+  '&',
+  "'",
+  '*',
+  '+',
+  '.',
+  '^',
+  '_',
+  '`',
+  '|',
+  '~',
+];
 const VALUE_BYTES = ['\x00', '\x01', '\x08', '\x0b', '\x0c', '\x1b', '\x7f', '\x80', '\xff', '\r', '\n', '\t', ' ', 'a', ':', '"'];
 
 /** No answer is a 5xx; each is a client error the server chose, or the connection was simply closed. */
@@ -33,12 +74,17 @@ describe('huge and malformed headers', () => {
 
   it('answers a header value over the 16 KiB limit (a 20 KB value among them) 431 or closes the connection, never a 5xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...PATHS), fc.oneof(fc.constant(20_000), fc.integer({ min: 16_500, max: 80_000 })), fc.constantFrom('x-padding', 'cookie', 'authorization', 'accept-language', 'user-agent'), async (path, size, name) => {
-        const outcome = await rawExchange(api.url, `${head(methodOf(path), path, [`${name}: ${'a'.repeat(size)}`, 'Connection: close'])}\r\n`);
-        const context = `${name} of ${size} bytes on ${path}`;
-        expectRefusedOrServed(outcome, context);
-        for (const response of outcome.responses) expect([400, 413, 431], context).toContain(response.status);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...PATHS),
+        fc.oneof(fc.constant(20_000), fc.integer({ min: 16_500, max: 80_000 })),
+        fc.constantFrom('x-padding', 'cookie', 'authorization', 'accept-language', 'user-agent'),
+        async (path, size, name) => {
+          const outcome = await rawExchange(api.url, `${head(methodOf(path), path, [`${name}: ${'a'.repeat(size)}`, 'Connection: close'])}\r\n`);
+          const context = `${name} of ${size} bytes on ${path}`;
+          expectRefusedOrServed(outcome, context);
+          for (const response of outcome.responses) expect([400, 413, 431], context).toContain(response.status);
+        },
+      ),
       runs(60),
     );
   });
@@ -49,7 +95,12 @@ describe('huge and malformed headers', () => {
       fc.asyncProperty(fc.constantFrom(...PATHS), names, async (path, headerNames) => {
         const headers = Object.fromEntries(headerNames.map((name, i) => [name, `v${i}`]));
         const body = methodOf(path) === 'POST' ? '{}' : undefined;
-        const answer = await exchange(api.url, { method: methodOf(path), path, headers: { ...headers, 'content-type': mediaTypeOf(path), accept: 'application/json, text/event-stream' }, ...(body ? { body } : {}) });
+        const answer = await exchange(api.url, {
+          method: methodOf(path),
+          path,
+          headers: { ...headers, 'content-type': mediaTypeOf(path), accept: 'application/json, text/event-stream' },
+          ...(body ? { body } : {}),
+        });
         expectWellFormed(path, answer, methodOf(path));
         expect(answer.status, `${headerNames.length} headers on ${path} -> ${answer.text.slice(0, 200)}`).not.toBe(431);
       }),
@@ -101,9 +152,33 @@ describe('huge and malformed headers', () => {
   });
 
   it('answers any value of the headers the routes read (Authorization, Cookie, Origin, Accept-Language, X-Forwarded-For, ...) without a 5xx', async () => {
-    const latin1 = fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength: 60 });
-    const value = fc.oneof(latin1, fc.constantFrom('', 'Bearer', 'Bearer x', 'Basic Og==', 'Basic ' + Buffer.from('%:%').toString('base64'), '*', 'null', '1.1.1.1, ::1, garbage', 'en;q=abc, *;q=-1', 'a=b; a=c; =; ;'));
-    const name = fc.constantFrom('authorization', 'cookie', 'origin', 'accept-language', 'x-forwarded-for', 'forwarded', 'idempotency-key', 'mcp-protocol-version', 'mcp-session-id', 'accept', 'if-none-match', 'sec-fetch-site', 'content-language', 'upgrade');
+    const latin1 = fc.string({
+      unit: fc
+        .integer({ min: 0x20, max: 0xff })
+        .filter((c) => c !== 0x7f)
+        .map((c) => String.fromCharCode(c)),
+      maxLength: 60,
+    });
+    const value = fc.oneof(
+      latin1,
+      fc.constantFrom('', 'Bearer', 'Bearer x', 'Basic Og==', 'Basic ' + Buffer.from('%:%').toString('base64'), '*', 'null', '1.1.1.1, ::1, garbage', 'en;q=abc, *;q=-1', 'a=b; a=c; =; ;'),
+    );
+    const name = fc.constantFrom(
+      'authorization',
+      'cookie',
+      'origin',
+      'accept-language',
+      'x-forwarded-for',
+      'forwarded',
+      'idempotency-key',
+      'mcp-protocol-version',
+      'mcp-session-id',
+      'accept',
+      'if-none-match',
+      'sec-fetch-site',
+      'content-language',
+      'upgrade',
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...PATHS), fc.uniqueArray(fc.tuple(name, value), { selector: ([n]) => n, maxLength: 5 }), async (path, pairs) => {
         const method = methodOf(path);
@@ -138,7 +213,8 @@ describe('huge and malformed headers', () => {
           return undefined;
         }
       })();
-      const shaped = /^application\/json/.test(response?.headers.get('content-type') ?? '') && body && Object.keys(body).sort().join() === 'error,error_description,ok' && DOCUMENTED_CODES.has(body.error);
+      const shaped =
+        /^application\/json/.test(response?.headers.get('content-type') ?? '') && body && Object.keys(body).sort().join() === 'error,error_description,ok' && DOCUMENTED_CODES.has(body.error);
       if (!response || response.status >= 500 || !shaped) wrong.push(`${what} -> ${response?.status} ${response?.headers.get('content-type')} ${response?.text}`);
     }
     expect(wrong).toEqual([]);

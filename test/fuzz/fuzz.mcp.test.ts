@@ -6,8 +6,22 @@ import { answerOf, anyJson, exchange, expectHealthy, expectPrototypeClean, expec
 
 const VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
 const METHODS = [
-  'initialize', 'ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'prompts/get',
-  'server/discover', 'logging/setLevel', 'completion/complete', 'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'rpc.discover',
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'server/discover',
+  'logging/setLevel',
+  'completion/complete',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'rpc.discover',
 ];
 const ABSENT = Symbol('absent');
 type Maybe<T> = T | typeof ABSENT;
@@ -17,7 +31,13 @@ const method = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...METHODS) }, {
 const id = fc.oneof(fc.integer(), fc.string({ maxLength: 8 }), hostileString(3), fc.constantFrom(null, 1.5, -0, 1e21, true, {}, []));
 const meta = fc.record({ 'io.modelcontextprotocol/protocolVersion': fc.oneof(fc.constantFrom(...VERSIONS), anyJson), 'io.modelcontextprotocol/clientCapabilities': anyJson }, { requiredKeys: [] });
 const inquiryArgs = fc.record(
-  { name: fc.oneof(hostileString(), anyJson), email: fc.oneof(fc.constant('bot@example.com'), hostileString(), anyJson), message: fc.oneof(hostileString(30), anyJson), privacy: fc.oneof(fc.constant(true), anyJson), locale: fc.oneof(fc.constantFrom('en', 'xx'), anyJson) },
+  {
+    name: fc.oneof(hostileString(), anyJson),
+    email: fc.oneof(fc.constant('bot@example.com'), hostileString(), anyJson),
+    message: fc.oneof(hostileString(30), anyJson),
+    privacy: fc.oneof(fc.constant(true), anyJson),
+    locale: fc.oneof(fc.constantFrom('en', 'xx'), anyJson),
+  },
   { requiredKeys: [] },
 );
 const params = fc.oneof(
@@ -68,7 +88,7 @@ describe('POST /mcp under fuzzing', () => {
           return;
         }
         expect(json?.jsonrpc, context).toBe('2.0');
-        expect(('result' in json) !== ('error' in json), context).toBe(true);
+        expect('result' in json !== 'error' in json, context).toBe(true);
         if (json.error) expect(Number.isInteger(json.error.code) && typeof json.error.message === 'string', context).toBe(true);
         // Compared as sent on the wire: JSON has no -0.
         if (answer.status === 200 && isRequestId(body.id)) expect(json.id, context).toEqual(JSON.parse(JSON.stringify(body.id)));
@@ -113,9 +133,7 @@ describe('POST /mcp under fuzzing', () => {
       ['tools/call', ['name', 'arguments']],
       ['prompts/list', ['cursor']],
     ) as fc.Arbitrary<[string, string[]]>;
-    const request = shaped.chain(([name, fields]) =>
-      fc.tuple(fc.constant(name), fc.record(Object.fromEntries(fields.map((field) => [field, anyJson])), { requiredKeys: [] })),
-    );
+    const request = shaped.chain(([name, fields]) => fc.tuple(fc.constant(name), fc.record(Object.fromEntries(fields.map((field) => [field, anyJson])), { requiredKeys: [] })));
     await fc.assert(
       fc.asyncProperty(request, fc.constantFrom('2025-11-25', '2025-06-18', '2025-03-26'), async ([name, params], version) => {
         const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: name, params });
@@ -132,8 +150,16 @@ describe('POST /mcp under fuzzing', () => {
   it('refuses any Host that is not this server and any Origin that is not allowed with 403 forbidden (D3)', async () => {
     const port = new URL(api.url).port;
     const ours = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-    const host = fc.oneof(fc.constantFrom(...ours, `LOCALHOST:${port}`, '127.0.0.1', `127.0.0.1:${Number(port) + 1}`, `127.0.0.1.:${port}`, `evil.example:${port}`, `0.0.0.0:${port}`), fc.domain(), fc.webAuthority(), fc.stringMatching(/^[\x21-\x7e]{1,30}$/));
-    const origin = fc.option(fc.oneof(fc.constantFrom(api.url, `${api.url}/`, 'null', api.url.replace('127.0.0.1', 'localhost'), 'https://evil.example'), fc.webUrl(), fc.stringMatching(/^[\x21-\x7e]{0,30}$/)), { freq: 2 });
+    const host = fc.oneof(
+      fc.constantFrom(...ours, `LOCALHOST:${port}`, '127.0.0.1', `127.0.0.1:${Number(port) + 1}`, `127.0.0.1.:${port}`, `evil.example:${port}`, `0.0.0.0:${port}`),
+      fc.domain(),
+      fc.webAuthority(),
+      fc.stringMatching(/^[\x21-\x7e]{1,30}$/),
+    );
+    const origin = fc.option(
+      fc.oneof(fc.constantFrom(api.url, `${api.url}/`, 'null', api.url.replace('127.0.0.1', 'localhost'), 'https://evil.example'), fc.webUrl(), fc.stringMatching(/^[\x21-\x7e]{0,30}$/)),
+      { freq: 2 },
+    );
     const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
     await fc.assert(
       fc.asyncProperty(host, origin, async (hostValue, originValue) => {
@@ -161,7 +187,12 @@ describe('POST /mcp under fuzzing', () => {
     );
     await fc.assert(
       fc.asyncProperty(authorization, async (value) => {
-        const answer = await exchange(api.url, { method: 'POST', path: '/mcp', headers: { authorization: value, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' });
+        const answer = await exchange(api.url, {
+          method: 'POST',
+          path: '/mcp',
+          headers: { authorization: value, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+        });
         const json = expectWellFormed('/mcp', answer, 'POST');
         expect([answer.status, json.error], `${JSON.stringify(value)} -> ${answer.text}`).toEqual([401, 'invalid_token']);
         expect(answer.headers.get('www-authenticate')).toContain(`resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`);

@@ -27,7 +27,10 @@ describe('/oauth/authorize under fuzzing', () => {
   let machineId: string;
 
   const registerClient = async (metadata: unknown) =>
-    JSON.parse((await exchange(api.url, { method: 'POST', path: '/oauth/register', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) })).text) as { client_id: string; client_secret: string };
+    JSON.parse((await exchange(api.url, { method: 'POST', path: '/oauth/register', headers: { 'content-type': 'application/json' }, body: JSON.stringify(metadata) })).text) as {
+      client_id: string;
+      client_secret: string;
+    };
   const register = async (metadata: unknown) => (await registerClient(metadata)).client_id;
   /** What a browser does: the consent page for the confidential client, its cookie and consent id. */
   const consentPage = async () => {
@@ -46,7 +49,7 @@ describe('/oauth/authorize under fuzzing', () => {
     if (error !== null) expect(REDIRECT_ERRORS, context).toContain(error);
     else expect(location.searchParams.get('code'), context).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // RFC 6749 section 3.1: a parameter sent without a value is treated as omitted.
-    expect(location.searchParams.get('state') ?? undefined, context).toBe(state === undefined || state === '' ? undefined : roundTrip(state) ?? undefined);
+    expect(location.searchParams.get('state') ?? undefined, context).toBe(state === undefined || state === '' ? undefined : (roundTrip(state) ?? undefined));
     return location;
   };
 
@@ -65,7 +68,10 @@ describe('/oauth/authorize under fuzzing', () => {
   it('answers any authorization request with the consent page, an HTML error page, or a redirect to the registered URI; an unknown client or URI never redirects', async () => {
     const value: Record<string, fc.Arbitrary<string>> = {
       client_id: fc.oneof(fc.constantFrom(clientId, publicId, machineId, `${clientId} `, clientId.toUpperCase()), hostileString(3)),
-      redirect_uri: fc.oneof(fc.constantFrom(...REDIRECTS, 'http://127.0.0.1:5555/cb', 'https://client.example/cb/', 'https://client.example/cb?x=1', 'https://evil.example/cb', 'https://client.example/cb#x'), hostileString(3)),
+      redirect_uri: fc.oneof(
+        fc.constantFrom(...REDIRECTS, 'http://127.0.0.1:5555/cb', 'https://client.example/cb/', 'https://client.example/cb?x=1', 'https://evil.example/cb', 'https://client.example/cb#x'),
+        hostileString(3),
+      ),
       response_type: fc.oneof(fc.constantFrom('code', 'token', 'code id_token'), hostileString(2)),
       code_challenge: fc.oneof(fc.constant(CHALLENGE), fc.stringMatching(/^[A-Za-z0-9._~-]{40,130}$/), hostileString(2)),
       code_challenge_method: fc.oneof(fc.constantFrom('S256', 'plain', 's256'), hostileString(2)),
@@ -77,15 +83,25 @@ describe('/oauth/authorize under fuzzing', () => {
     const name = fc.constantFrom(...Object.keys(value), '__proto__', 'constructor', 'x');
     const pair = name.chain((n) => (Object.hasOwn(value, n) ? value[n]! : hostileString(2)).map((v) => [n, v] as [string, string]));
     // Most runs carry a well-formed request, so the fuzz reaches past the client and URI checks.
-    const base = fc.record({ client_id: fc.constantFrom(clientId, publicId), redirect_uri: fc.constantFrom(...REDIRECTS), response_type: fc.constant('code'), code_challenge: fc.constant(CHALLENGE), code_challenge_method: fc.constant('S256') }, { requiredKeys: [] });
+    const base = fc.record(
+      {
+        client_id: fc.constantFrom(clientId, publicId),
+        redirect_uri: fc.constantFrom(...REDIRECTS),
+        response_type: fc.constant('code'),
+        code_challenge: fc.constant(CHALLENGE),
+        code_challenge_method: fc.constant('S256'),
+      },
+      { requiredKeys: [] },
+    );
     const raw = fc.constantFrom('', '&%ZZ', '&a=%E0%A4%A', '&__proto__[polluted]=1', '&a[b]=c', '&&&=', '&state', '&%00=%00');
     await fc.assert(
       fc.asyncProperty(base, fc.array(pair, { maxLength: 4 }), raw, fc.constantFrom('GET', 'POST'), async (fields, extra, suffix, method) => {
         const pairs = [...Object.entries(fields), ...extra];
         const query = new URLSearchParams(pairs).toString() + suffix;
-        const answer = method === 'GET'
-          ? await exchange(api.url, { method, path: `/oauth/authorize?${query}`, headers: { 'accept-language': 'en' } })
-          : await exchange(api.url, { method, path: '/oauth/authorize', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: query });
+        const answer =
+          method === 'GET'
+            ? await exchange(api.url, { method, path: `/oauth/authorize?${query}`, headers: { 'accept-language': 'en' } })
+            : await exchange(api.url, { method, path: '/oauth/authorize', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: query });
         const context = `${method} ${query} -> ${answer.status} ${answer.headers.get('location') ?? answer.text.slice(0, 120)}`;
         expectWellFormed('/oauth/authorize', answer, method);
         const sent = (n: string) => new URLSearchParams(query).getAll(n);
@@ -130,7 +146,12 @@ describe('/oauth/authorize under fuzzing', () => {
         if (d.consent === 'twice') form.push(['consent', real.consent]);
         if (d.consent === 'hostile') form.push(['consent', d.hostile]);
         form.push(['decision', d.decision], ...d.extra);
-        const cookie = { real: real.cookie, other: 'portico_browser=someone-else', hostile: `portico_browser=${encodeURIComponent(d.hostile.replace(/[\ud800-\udfff]/g, ''))}; x=${d.hostile.length}`, absent: undefined }[d.cookie];
+        const cookie = {
+          real: real.cookie,
+          other: 'portico_browser=someone-else',
+          hostile: `portico_browser=${encodeURIComponent(d.hostile.replace(/[\ud800-\udfff]/g, ''))}; x=${d.hostile.length}`,
+          absent: undefined,
+        }[d.cookie];
         const origin = d.origin === 'ours' ? api.url : d.origin;
         const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
         if (cookie !== undefined) headers.cookie = cookie;
@@ -170,7 +191,12 @@ describe('/oauth/authorize under fuzzing', () => {
     await fc.assert(
       fc.asyncProperty(form, hostileString(3), async (f, hostile) => {
         const { cookie, consent } = await consentPage();
-        const approved = await exchange(api.url, { method: 'POST', path: '/oauth/authorize', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ consent, decision: 'approve' }).toString() });
+        const approved = await exchange(api.url, {
+          method: 'POST',
+          path: '/oauth/authorize',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ consent, decision: 'approve' }).toString(),
+        });
         const code = new URL(approved.headers.get('location')!).searchParams.get('code')!;
         const params: [string, string][] = [['grant_type', 'authorization_code']];
         if (f.code !== 'absent') params.push(['code', f.code === 'real' ? code : hostile]);

@@ -17,15 +17,17 @@ interface Registered {
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 /** Unknown scope tokens: inherited member names and plain unknown words. */
-const unknownScope = fc.oneof(fc.constantFrom(...INHERITED), fc.stringMatching(/^[a-z_:]{1,14}$/).filter((word) => !SCOPES.includes(word)));
+const unknownScope = fc.oneof(
+  fc.constantFrom(...INHERITED),
+  fc.stringMatching(/^[a-z_:]{1,14}$/).filter((word) => !SCOPES.includes(word)),
+);
 
 describe('the OAuth endpoints under fuzzing', () => {
   let api: TestApp;
   let confidential: Registered;
   let publicClient: Registered;
   let accessToken: string;
-  const send = (path: string, body: string, type: string, headers: Record<string, string> = {}) =>
-    exchange(api.url, { method: 'POST', path, headers: { 'content-type': type, ...headers }, body });
+  const send = (path: string, body: string, type: string, headers: Record<string, string> = {}) => exchange(api.url, { method: 'POST', path, headers: { 'content-type': type, ...headers }, body });
   const register = async (metadata: unknown) => JSON.parse((await send('/oauth/register', JSON.stringify(metadata), 'application/json')).text);
 
   beforeAll(async () => {
@@ -55,13 +57,20 @@ describe('the OAuth endpoints under fuzzing', () => {
       grant_type: fc.oneof(fc.constantFrom('client_credentials', 'authorization_code', 'refresh_token', 'password', 'implicit', 'constructor', '__proto__'), hostileString(3)),
       client_id: fc.oneof(fc.constantFrom(confidential.client_id, publicClient.client_id), hostileString(3)),
       client_secret: fc.oneof(fc.constant(confidential.client_secret!), hostileString(3)),
-      scope: fc.oneof(fc.subarray(SCOPES).map((s) => s.join(' ')), unknownScope, hostileString(3)),
+      scope: fc.oneof(
+        fc.subarray(SCOPES).map((s) => s.join(' ')),
+        unknownScope,
+        hostileString(3),
+      ),
       resource: fc.oneof(fc.constantFrom(`${api.url}/api/contact`, `${api.url}/mcp`, api.url, 'https://evil.example'), hostileString(3)),
     };
     // Object.hasOwn: the names include __proto__ and constructor, which every object literal answers to.
     const value = (name: string) => (Object.hasOwn(values, name) ? values[name]! : hostileString(4));
     const names = fc.constantFrom('grant_type', 'client_id', 'client_secret', 'scope', 'resource', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', '__proto__', 'constructor', 'x');
-    const pairs = fc.array(names.chain((name) => value(name).map((v) => [name, v] as [string, string])), { maxLength: 7 });
+    const pairs = fc.array(
+      names.chain((name) => value(name).map((v) => [name, v] as [string, string])),
+      { maxLength: 7 },
+    );
     const authorization = fc.oneof(
       fc.constant(undefined),
       fc.constant(basic(confidential.client_id, confidential.client_secret!)),
@@ -100,7 +109,9 @@ describe('the OAuth endpoints under fuzzing', () => {
         const registration = await send('/oauth/register', JSON.stringify({ grant_types: ['client_credentials'], scope }), 'application/json');
         const registered = expectWellFormed('/oauth/register', registration, 'POST');
         expect([registration.status, registered.error], `register scope "${scope}" -> ${registration.text}`).toEqual([400, 'invalid_client_metadata']);
-        const token = await send('/oauth/token', new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(), FORM, { authorization: basic(confidential.client_id, confidential.client_secret!) });
+        const token = await send('/oauth/token', new URLSearchParams({ grant_type: 'client_credentials', scope }).toString(), FORM, {
+          authorization: basic(confidential.client_id, confidential.client_secret!),
+        });
         const issued = expectWellFormed('/oauth/token', token, 'POST');
         expect([token.status, issued.error], `token scope "${scope}" -> ${token.text}`).toEqual([400, 'invalid_scope']);
       }),
@@ -110,7 +121,20 @@ describe('the OAuth endpoints under fuzzing', () => {
 
   it('answers any registration metadata 201 with the credentials or 400 invalid_client_metadata / invalid_redirect_uri', async () => {
     const redirectUri = fc.oneof(
-      fc.constantFrom('https://client.example/cb', 'http://127.0.0.1:8080/cb', 'http://localhost/cb', 'http://[::1]/cb', 'com.example.app:/cb', 'cursor://cb', 'http://evil.example/cb', 'javascript:alert(1)', 'https://a.example/cb#frag', 'data:text/html,x', '//no-scheme', ''),
+      fc.constantFrom(
+        'https://client.example/cb',
+        'http://127.0.0.1:8080/cb',
+        'http://localhost/cb',
+        'http://[::1]/cb',
+        'com.example.app:/cb',
+        'cursor://cb',
+        'http://evil.example/cb',
+        'javascript:alert(1)',
+        'https://a.example/cb#frag',
+        'data:text/html,x',
+        '//no-scheme',
+        '',
+      ),
       fc.webUrl({ withQueryParameters: true, withFragments: true }),
       hostileString(4),
     );
@@ -120,7 +144,11 @@ describe('the OAuth endpoints under fuzzing', () => {
         redirect_uris: fc.oneof(fc.array(redirectUri, { maxLength: 3 }), fc.array(fc.constant('https://client.example/cb'), { minLength: 21, maxLength: 22 }), anyJson),
         grant_types: fc.oneof(fc.subarray(['authorization_code', 'client_credentials', 'refresh_token']), fc.array(hostileString(2), { maxLength: 2 }), anyJson),
         token_endpoint_auth_method: fc.oneof(fc.constantFrom('client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt', 'toString'), anyJson),
-        scope: fc.oneof(fc.subarray(SCOPES).map((s) => s.join(' ')), hostileString(3), anyJson),
+        scope: fc.oneof(
+          fc.subarray(SCOPES).map((s) => s.join(' ')),
+          hostileString(3),
+          anyJson,
+        ),
         application_type: fc.oneof(fc.constantFrom('web', 'native', 'browser'), anyJson),
         response_types: fc.oneof(fc.constant(['code']), fc.array(hostileString(2), { maxLength: 2 }), anyJson),
         software_id: anyJson,
@@ -136,7 +164,9 @@ describe('the OAuth endpoints under fuzzing', () => {
         expect(answer.headers.get('cache-control'), context).toBe('no-store');
         if (answer.status === 400) {
           // The JSON parser refuses prototype-pollution keys at any depth as malformed JSON (docs/security.md).
-          const codes = /"(__proto__|constructor)"/.test(JSON.stringify(body)) ? ['invalid_request', 'invalid_client_metadata', 'invalid_redirect_uri'] : ['invalid_client_metadata', 'invalid_redirect_uri'];
+          const codes = /"(__proto__|constructor)"/.test(JSON.stringify(body))
+            ? ['invalid_request', 'invalid_client_metadata', 'invalid_redirect_uri']
+            : ['invalid_client_metadata', 'invalid_redirect_uri'];
           expect(codes, context).toContain(json.error);
           return;
         }
@@ -154,7 +184,8 @@ describe('the OAuth endpoints under fuzzing', () => {
     const authorization = fc.option(fc.oneof(fc.constant(basic(publicClient.client_id, 'x')), fc.stringMatching(/^Basic [\x21-\x7e]{0,30}$/)), { freq: 2 });
     await fc.assert(
       fc.asyncProperty(body, encoding, authorization, async (fields, as, auth) => {
-        const text = as === 'json' ? JSON.stringify(fields) : new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v) ?? ''])).toString();
+        const text =
+          as === 'json' ? JSON.stringify(fields) : new URLSearchParams(Object.entries(fields).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : (JSON.stringify(v) ?? '')])).toString();
         const answer = await send('/oauth/revoke', text, as === 'json' ? 'application/json' : FORM, auth === null ? {} : { authorization: auth });
         const context = `${as} ${text} ${auth ?? ''} -> ${answer.status} ${answer.text}`;
         const json = expectWellFormed('/oauth/revoke', answer, 'POST');

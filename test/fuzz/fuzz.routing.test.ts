@@ -32,7 +32,11 @@ const randomPath = fc
   .map((segments) => onTheWire(`/${segments.join('/')}`))
   // Beside the routes: the pages' digest-named files, and /docs/, which leads to /docs.
   .filter((path) => !KNOWN_PATHS.includes(path) && !KNOWN_PATHS.includes(decoded(path)) && !/^\/(docs\/assets\/|embed\/assets\/|embed\/contact-form\.[0-9a-f]{16}\.js$|docs\/$)/.test(decoded(path)));
-const query = fc.oneof(fc.constant(''), fc.array(fc.tuple(hostileString(2), hostileString(3)), { maxLength: 4 }).map((pairs) => `?${new URLSearchParams(pairs)}`), fc.constantFrom('?', '?%ZZ', '?a[b]=c&__proto__[x]=1', '?=&=', `?${'q'.repeat(4000)}`));
+const query = fc.oneof(
+  fc.constant(''),
+  fc.array(fc.tuple(hostileString(2), hostileString(3)), { maxLength: 4 }).map((pairs) => `?${new URLSearchParams(pairs)}`),
+  fc.constantFrom('?', '?%ZZ', '?a[b]=c&__proto__[x]=1', '?=&=', `?${'q'.repeat(4000)}`),
+);
 
 describe('methods and paths under fuzzing', () => {
   let api: TestApp;
@@ -126,7 +130,11 @@ describe('methods and paths under fuzzing', () => {
     const withCors = KNOWN_PATHS.filter((path) => SERVED.get(path)!.includes('OPTIONS'));
     const preflight = fc.record(
       {
-        origin: fc.oneof(fc.webUrl(), fc.constantFrom('null', 'https://evil.example', '*'), hostileString(2).map((s) => s.replace(/[^\x20-\x7e]/g, ''))),
+        origin: fc.oneof(
+          fc.webUrl(),
+          fc.constantFrom('null', 'https://evil.example', '*'),
+          hostileString(2).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+        ),
         'access-control-request-method': fc.constantFrom(...FOREIGN_METHODS, 'post', ''),
         'access-control-request-headers': fc.stringMatching(/^[a-zA-Z0-9, -]{0,60}$/),
       },

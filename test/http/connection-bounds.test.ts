@@ -79,7 +79,10 @@ describe('MAX_CONNECTIONS', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const extra = await opened(port);
     const extraClosed = await new Promise<boolean>((resolve) => {
-      extra.once('close', () => resolve(true)).on('error', () => undefined).on('data', () => resolve(false));
+      extra
+        .once('close', () => resolve(true))
+        .on('error', () => undefined)
+        .on('data', () => resolve(false));
       extra.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
       setTimeout(() => resolve(false), 2_000);
     });
@@ -103,7 +106,12 @@ describe('idle connections', () => {
   /** Milliseconds until the server closes `socket`. */
   const untilClosed = (socket: Socket) => {
     const started = Date.now();
-    return new Promise<number>((resolve) => socket.on('data', () => undefined).on('error', () => undefined).once('close', () => resolve(Date.now() - started)));
+    return new Promise<number>((resolve) =>
+      socket
+        .on('data', () => undefined)
+        .on('error', () => undefined)
+        .once('close', () => resolve(Date.now() - started)),
+    );
   };
 
   it('closes a connection whose request stopped moving after the idle time, long before the request deadline', async () => {

@@ -76,7 +76,9 @@ describe('the access line', () => {
     const before = parse(api.logs.join('')).length;
     socket.destroy();
     const line = await vi.waitFor(() => {
-      const unanswered = parse(api.logs.join('')).slice(before).find((l) => l.msg === 'request not answered');
+      const unanswered = parse(api.logs.join(''))
+        .slice(before)
+        .find((l) => l.msg === 'request not answered');
       expect(unanswered).toBeDefined();
       return unanswered!;
     });

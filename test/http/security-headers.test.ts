@@ -36,11 +36,20 @@ describe('security headers', () => {
   });
 
   it.each([
-    ['the consent page', async () => {
-      const registered = await (await api.post('/oauth/register', { redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' })).json();
-      const query = new URLSearchParams({ response_type: 'code', client_id: registered.client_id, redirect_uri: 'https://app.example/cb', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
-      return fetch(`${api.url}/oauth/authorize?${query}`);
-    }],
+    [
+      'the consent page',
+      async () => {
+        const registered = await (await api.post('/oauth/register', { redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'none' })).json();
+        const query = new URLSearchParams({
+          response_type: 'code',
+          client_id: registered.client_id,
+          redirect_uri: 'https://app.example/cb',
+          code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+          code_challenge_method: 'S256',
+        });
+        return fetch(`${api.url}/oauth/authorize?${query}`);
+      },
+    ],
     ['an authorization error page', () => fetch(`${api.url}/oauth/authorize?client_id=unknown`)],
     ['/docs', () => fetch(`${api.url}/docs`)],
   ])('sends Cross-Origin-Opener-Policy: same-origin with %s', async (_case, request) => {

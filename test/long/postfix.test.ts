@@ -21,7 +21,8 @@ const MASTER = '/usr/lib/postfix/sbin/master';
 const DOVECOT = '/usr/sbin/dovecot';
 const missing = [MASTER, DOVECOT, OPENSSL].filter((file) => !existsSync(file));
 const root = process.getuid?.() === 0;
-if (missing.length || !root) console.warn(`SKIPPED test/long/postfix.test.ts: ${missing.length ? `${missing.join(', ')} missing` : 'not running as root'} (.ci/run installs postfix and dovecot-core).`);
+if (missing.length || !root)
+  console.warn(`SKIPPED test/long/postfix.test.ts: ${missing.length ? `${missing.join(', ')} missing` : 'not running as root'} (.ci/run installs postfix and dovecot-core).`);
 
 const HOST = 'relay.portico.test';
 const USER = 'web@portico.example';
@@ -53,7 +54,15 @@ async function startDovecot(dir: string, port: number): Promise<ChildProcess> {
   return dovecot;
 }
 
-const accepts = (port: number) => new Promise<boolean>((resolve) => connect(port, '127.0.0.1').once('connect', function (this: Socket) { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) =>
+    connect(port, '127.0.0.1')
+      .once('connect', function (this: Socket) {
+        this.destroy();
+        resolve(true);
+      })
+      .once('error', () => resolve(false)),
+  );
 async function listening(port: number) {
   for (let i = 0; i < 50 && !(await accepts(port)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
 }
@@ -64,7 +73,23 @@ function privateCa(dir: string) {
   run('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=Portico test CA', '-keyout', join(dir, 'ca.key'), '-out', join(dir, 'ca.pem'));
   run('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', `/CN=${HOST}`, '-keyout', join(dir, 'relay.key'), '-out', join(dir, 'relay.csr'));
   return writeFile(join(dir, 'san.ext'), `subjectAltName=IP:127.0.0.1,DNS:${HOST}\n`).then(() =>
-    run('x509', '-req', '-in', join(dir, 'relay.csr'), '-CA', join(dir, 'ca.pem'), '-CAkey', join(dir, 'ca.key'), '-CAcreateserial', '-days', '1', '-extfile', join(dir, 'san.ext'), '-out', join(dir, 'relay.pem')),
+    run(
+      'x509',
+      '-req',
+      '-in',
+      join(dir, 'relay.csr'),
+      '-CA',
+      join(dir, 'ca.pem'),
+      '-CAkey',
+      join(dir, 'ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      join(dir, 'san.ext'),
+      '-out',
+      join(dir, 'relay.pem'),
+    ),
   );
 }
 

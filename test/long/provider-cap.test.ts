@@ -50,7 +50,11 @@ describe('a relay that caps connections and messages a minute', () => {
   it('delivers a burst of 20 with no loss and no duplicate', async () => {
     const statuses = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        const response = await fetch(`${node.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(inquiry({ name: `Burst ${i}`, email: `b${i}@example.com` })) });
+        const response = await fetch(`${node.url}/api/contact`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(inquiry({ name: `Burst ${i}`, email: `b${i}@example.com` })),
+        });
         await response.arrayBuffer();
         return response.status;
       }),

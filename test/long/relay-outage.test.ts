@@ -36,7 +36,11 @@ describe('a relay down for a minute', () => {
   it('gets every inquiry received during the outage delivered once after the relay returns, with no one calling resend', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
-      const response = await fetch(`${node.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(inquiry({ name: `Visitor ${i}`, email: `v${i}@example.com` })) });
+      const response = await fetch(`${node.url}/api/contact`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(inquiry({ name: `Visitor ${i}`, email: `v${i}@example.com` })),
+      });
       expect(response.status).toBe(502);
       expect(((await response.json()) as { error_description: string }).error_description).toContain('retried automatically for up to 24 hours');
     }

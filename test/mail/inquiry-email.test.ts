@@ -95,7 +95,7 @@ describe('the inquiry e-mail as mail readers see it', () => {
     expect(raw).toContain('demostraci=C3=B3n para 40 edificios.');
   });
 
-  it('labels the fields in the inquiry\'s language, with the same Message-ID and Date on every attempt', async () => {
+  it("labels the fields in the inquiry's language, with the same Message-ID and Date on every attempt", async () => {
     const raw = await delivered({ locale: 'ca', channel: 'mcp', clientId: 'https://app.example/client.json' });
     const parsed = await simpleParser(raw);
     expect(parsed.subject).toBe('Nova consulta de Ana García [ca]');

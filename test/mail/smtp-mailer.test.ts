@@ -139,7 +139,9 @@ describe('smtpMailer when the server drops a connection', () => {
 
   it('fails at once where nothing listens', async () => {
     const started = Date.now();
-    const error = await mailerFor(`smtp://127.0.0.1:${await freePort()}`).send(message()).catch((e: unknown) => e);
+    const error = await mailerFor(`smtp://127.0.0.1:${await freePort()}`)
+      .send(message())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MailDeliveryError);
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
     expect(since(started)).toBeLessThan(1_000);
@@ -153,7 +155,9 @@ describe('smtpMailer against broken, wedged or hostile servers', () => {
   ])('fails at once when the server %s', async (_, greeting) => {
     const server = track(await startRawServer((socket) => socket.write(greeting)));
     const started = Date.now();
-    const error = await mailerFor(server.url).send(message()).catch((e: unknown) => e);
+    const error = await mailerFor(server.url)
+      .send(message())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MailDeliveryError);
     expect(since(started)).toBeLessThan(1_000);
   });
@@ -161,7 +165,9 @@ describe('smtpMailer against broken, wedged or hostile servers', () => {
   it('gives up on a server that never greets after the 5 s greeting timeout', async () => {
     const server = track(await startRawServer(() => {}));
     const started = Date.now();
-    const error = await mailerFor(server.url).send(message()).catch((e: unknown) => e);
+    const error = await mailerFor(server.url)
+      .send(message())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MailDeliveryError);
     expect((error as Error).message).toMatch(/ETIMEDOUT/);
     expect(since(started)).toBeGreaterThanOrEqual(4_900);
@@ -171,7 +177,9 @@ describe('smtpMailer against broken, wedged or hostile servers', () => {
   it('gives up within the send deadline on a server that trickles its replies a byte at a time, and delivers nothing', async () => {
     const server = track(await startTricklingSmtpServer(400));
     const started = Date.now();
-    const error = await mailerFor(server.url).send(message()).catch((e: unknown) => e);
+    const error = await mailerFor(server.url)
+      .send(message())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MailDeliveryError);
     expect((error as Error).message).toMatch(/ETIMEDOUT not sent within 14 s/);
     expect(since(started)).toBeGreaterThanOrEqual(SMTP_SEND_DEADLINE_MS - 100);

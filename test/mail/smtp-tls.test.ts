@@ -27,7 +27,11 @@ const withCredentials = (url: string, login = credentials) => url.replace(/^(smt
 const opened: { close(): Promise<unknown> }[] = [];
 const track = <T extends { close(): Promise<unknown> }>(thing: T): T => (opened.push(thing), thing);
 const mailerFor = (url: string, env: Record<string, string> = {}): Mailer => track(mailerFromSettings(url, env));
-const failure = (mailer: Mailer) => mailer.send(message()).then(() => undefined, (error: unknown) => error as MailDeliveryError);
+const failure = (mailer: Mailer) =>
+  mailer.send(message()).then(
+    () => undefined,
+    (error: unknown) => error as MailDeliveryError,
+  );
 afterEach(async () => {
   for (const thing of opened.splice(0).reverse()) await thing.close();
 });
@@ -133,7 +137,10 @@ describe.skipIf(!hasOpenssl)('smtpMailer over TLS', () => {
     await mailer.send(message()).catch(() => {});
     await mailer.send(message());
     expect(server.sessions.some((s) => s.secure && s.received > 0)).toBe(true);
-    expect(server.sessions.map((s) => s.beforeTheirTurn), 'commands sent before the server had answered the one before').toEqual(server.sessions.map(() => []));
+    expect(
+      server.sessions.map((s) => s.beforeTheirTurn),
+      'commands sent before the server had answered the one before',
+    ).toEqual(server.sessions.map(() => []));
   }, 30_000);
 
   it('delivers an inquiry through portico serve over implicit TLS to a relay with a private CA and credentials', async () => {

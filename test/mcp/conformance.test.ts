@@ -105,8 +105,7 @@ describeSuite('the MCP conformance suite against POST /mcp', () => {
   let api: TestApp;
   let outDir: string;
   let run: Run;
-  const report = (names: string[]) =>
-    names.map((name) => `${name}: ${run.results.get(name)?.problems.join('; ') || 'passed'}`).join('\n');
+  const report = (names: string[]) => names.map((name) => `${name}: ${run.results.get(name)?.problems.join('; ') || 'passed'}`).join('\n');
 
   beforeAll(async () => {
     // The suite sends well over the default 60 requests a minute from one address; rate limits have their own tests.
@@ -162,7 +161,7 @@ describeSuite('the MCP conformance suite against POST /mcp', () => {
     }
   });
 
-  it('agrees with the suite\'s own verdict under the same baseline (exit code 0)', () => {
+  it("agrees with the suite's own verdict under the same baseline (exit code 0)", () => {
     expect(run.exitCode, `${run.stdout.slice(-3000)}\n${run.stderr.slice(-2000)}`).toBe(0);
   });
 });

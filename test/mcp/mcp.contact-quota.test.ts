@@ -13,7 +13,11 @@ const HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-v
 
 /** One contact_service call from `address` (X-Forwarded-For, TRUST_PROXY=loopback); the HTTP status and the tool result. */
 async function callTool(api: TestApp, address: string, headers: Record<string, string> = {}) {
-  const response = await api.post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contact_service', arguments: ARGS, _meta: META } }, { ...HEADERS, 'x-forwarded-for': address, ...headers });
+  const response = await api.post(
+    '/mcp',
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contact_service', arguments: ARGS, _meta: META } },
+    { ...HEADERS, 'x-forwarded-for': address, ...headers },
+  );
   const body = await response.json();
   return { status: response.status, result: body.result as { isError?: boolean; structuredContent: Record<string, unknown>; content: { text: string }[] } };
 }

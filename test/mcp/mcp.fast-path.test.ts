@@ -71,11 +71,15 @@ describe('the tools/call fast path', () => {
   it.each(CALLS)('answers a valid $era contact_service call exactly as the SDK does, and stores the inquiry', async ({ headers, body }) => {
     expect(fastContactCall(body, headers)).toMatchObject({ id: body.id, arguments: body.params.arguments });
     const ours = await (await api.post('/mcp', body, headers)).text();
-    const sdk = await createPorticoMcpHandler(contactDeps(api.deps)).fetch(new Request(`${api.url}/mcp`, { method: 'POST', headers }), { parsedBody: body }, {
-      remoteIp: '127.0.0.1',
-      clientId: null,
-      idempotencyKey: undefined,
-    });
+    const sdk = await createPorticoMcpHandler(contactDeps(api.deps)).fetch(
+      new Request(`${api.url}/mcp`, { method: 'POST', headers }),
+      { parsedBody: body },
+      {
+        remoteIp: '127.0.0.1',
+        clientId: null,
+        idempotencyKey: undefined,
+      },
+    );
     const text = await sdk.text();
     expect(ours).toBe(text.startsWith('{') ? text : lastSseMessage(text));
     expect(JSON.parse(ours).result.structuredContent).toEqual({ ok: true });

@@ -59,7 +59,10 @@ describe('POST /mcp over raw HTTP', () => {
   });
 
   // fetch() will not send a foreign Host, so this one goes through node:http as a rebinding page's would arrive.
-  it.each([['broken JSON', '{"jsonrpc": "2.0",'], ['an empty body', '']])('answers %s 400 with JSON-RPC error -32700 and id null', async (_case, raw) => {
+  it.each([
+    ['broken JSON', '{"jsonrpc": "2.0",'],
+    ['an empty body', ''],
+  ])('answers %s 400 with JSON-RPC error -32700 and id null', async (_case, raw) => {
     const response = await mcp(raw);
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
@@ -77,7 +80,7 @@ describe('POST /mcp over raw HTTP', () => {
     expect(JSON.parse(body)).toMatchObject({ error: 'forbidden', ok: false });
   });
 
-  it('answers on every loopback name of a loopback PUBLIC_URL, so a newcomer\'s curl works', async () => {
+  it("answers on every loopback name of a loopback PUBLIC_URL, so a newcomer's curl works", async () => {
     const local = await fetch(`${api.url.replace('127.0.0.1', 'localhost')}/mcp`, { method: 'POST', headers: { ...ACCEPT, 'content-type': 'application/json' }, body: JSON.stringify(INIT) });
     expect(local.status).toBe(200);
   });
@@ -109,8 +112,29 @@ describe('POST /mcp over raw HTTP', () => {
     // The token endpoint no longer issues such a token (it would be useless there); one issued before it
     // refused them is still answered as D3 says. Stored here as that version stored it.
     const accessToken = newToken(cryptoRandom, Date.now());
-    const row = { kind: 'access' as const, grantId: 'pre-rule', clientId: 'pre-rule', scope: 'docs:read', resource: `${api.url}/mcp`, expiresAt: Date.now() + 60_000, state: 'active' as const, previousHash: null, usedAt: null };
-    const client = { clientId: 'pre-rule', secretHash: 'ab'.repeat(32), clientName: 'Old CRM', redirectUris: [], grantTypes: ['client_credentials'], tokenEndpointAuthMethod: 'client_secret_basic' as const, scope: 'docs:read', applicationType: null, createdAt: 0, lastUsedAt: null };
+    const row = {
+      kind: 'access' as const,
+      grantId: 'pre-rule',
+      clientId: 'pre-rule',
+      scope: 'docs:read',
+      resource: `${api.url}/mcp`,
+      expiresAt: Date.now() + 60_000,
+      state: 'active' as const,
+      previousHash: null,
+      usedAt: null,
+    };
+    const client = {
+      clientId: 'pre-rule',
+      secretHash: 'ab'.repeat(32),
+      clientName: 'Old CRM',
+      redirectUris: [],
+      grantTypes: ['client_credentials'],
+      tokenEndpointAuthMethod: 'client_secret_basic' as const,
+      scope: 'docs:read',
+      applicationType: null,
+      createdAt: 0,
+      lastUsedAt: null,
+    };
     await api.deps.oauth.createClient(client);
     expect(await api.deps.oauth.saveTokens([{ ...row, tokenHash: tokenKey(accessToken) }])).toBe(true);
     const response = await mcp(INIT, { authorization: `Bearer ${accessToken}` });

@@ -54,7 +54,11 @@ describe('POST /mcp with 2026-07-28 requests', () => {
   });
 
   it('answers a client that accepts neither JSON nor SSE 406', async () => {
-    const response = await api.post('/mcp', { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, { accept: 'text/html' });
+    const response = await api.post(
+      '/mcp',
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      { accept: 'text/html' },
+    );
     expect(response.status).toBe(406);
     expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
   });

@@ -37,7 +37,13 @@ describe('the MCP SDK 1.x client with an expired token', () => {
         return 'http://127.0.0.1:45871/callback';
       },
       get clientMetadata() {
-        return { client_name: 'SDK 1.x', redirect_uris: ['http://127.0.0.1:45871/callback'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+        return {
+          client_name: 'SDK 1.x',
+          redirect_uris: ['http://127.0.0.1:45871/callback'],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: 'none',
+        };
       },
       clientInformation: () => saved.client as never,
       saveClientInformation: (info) => void (saved.client = info),

@@ -51,7 +51,12 @@ describe('metrics on METRICS_PORT', () => {
     expect((await post('/api/contact', inquiry())).status).toBe(200);
     expect((await post('/api/contact', inquiry({ privacy: false }))).status).toBe(400);
     expect((await post('/api/contact', inquiry({ website: 'http://spam.example' }))).status).toBe(200);
-    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'contact_service', arguments: inquiry(), _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'contact_service', arguments: inquiry(), _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+    };
     const mcp = await post('/mcp', call, { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'contact_service' });
     expect(mcp.status).toBe(200);
 

@@ -98,7 +98,10 @@ async function burst<T>(server: ServeProcess, send: (i: number) => Promise<{ sta
   const acknowledged = outcomes.filter((o) => o.status !== 'no answer' && o.status < 300);
   expect(acknowledged.length).toBeGreaterThanOrEqual(KILL_AFTER_OK);
   expect(acknowledged.length, 'the kill landed before the burst ended').toBeLessThan(BURST);
-  expect(outcomes.filter((o) => o.status !== 'no answer' && o.status >= 300), 'every answer before the kill was a success').toEqual([]);
+  expect(
+    outcomes.filter((o) => o.status !== 'no answer' && o.status >= 300),
+    'every answer before the kill was a success',
+  ).toEqual([]);
   return acknowledged;
 }
 
@@ -107,7 +110,12 @@ const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secr
 const inquiry = (email: string) => JSON.stringify({ name: 'Burst Tester', email, message: 'Crash test inquiry.', privacy: true });
 
 async function token(url: string, authorization: string): Promise<Response> {
-  return fetch(`${url}/oauth/token`, { method: 'POST', headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials', signal: timeout(10_000) });
+  return fetch(`${url}/oauth/token`, {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+    signal: timeout(10_000),
+  });
 }
 
 describe.each(engines)('a server killed with SIGKILL in the middle of a burst, on $name', ({ name, available, open }) => {
@@ -148,9 +156,15 @@ describe.each(engines)('a server killed with SIGKILL in the middle of a burst, o
     const rows = await storage.rows<{ id: string; email: string; status: string }>('select id, email, status from inquiries');
     const sent = new Map(rows.filter((r) => r.status === 'sent').map((r) => [r.email, r.id]));
     const emails = [...acknowledged.map((o) => o.value!), 'after-crash@example.com'];
-    expect(emails.filter((email) => !sent.has(email)), 'acknowledged inquiries missing from the table or not sent').toEqual([]);
+    expect(
+      emails.filter((email) => !sent.has(email)),
+      'acknowledged inquiries missing from the table or not sent',
+    ).toEqual([]);
     const mailedIds = new Set(smtp.raw.map((raw) => /^X-Portico-Inquiry-Id: (\S+)$/im.exec(raw)?.[1]));
-    expect(emails.filter((email) => !mailedIds.has(sent.get(email))), 'acknowledged but never e-mailed').toEqual([]);
+    expect(
+      emails.filter((email) => !mailedIds.has(sent.get(email))),
+      'acknowledged but never e-mailed',
+    ).toEqual([]);
   });
 
   it.skipIf(!available)('keeps every client it answered 201, each able to get a token after the restart', { timeout: 30_000 }, async () => {
@@ -176,7 +190,13 @@ describe.each(engines)('a server killed with SIGKILL in the middle of a burst, o
 
   it.skipIf(!available)('keeps every access token it answered 200: each still opens /api/contact after the restart', { timeout: 60_000 }, async () => {
     let server = await start();
-    const client = (await (await fetch(`${server.url}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'contact:write' }) })).json()) as {
+    const client = (await (
+      await fetch(`${server.url}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'contact:write' }),
+      })
+    ).json()) as {
       client_id: string;
       client_secret: string;
     };
@@ -189,7 +209,11 @@ describe.each(engines)('a server killed with SIGKILL in the middle of a burst, o
     await storage.checkIntegrity();
     const refused: number[] = [];
     for (const { value } of acknowledged) {
-      const response = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${value}` }, body: inquiry('token-check@example.com') });
+      const response = await fetch(`${server.url}/api/contact`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${value}` },
+        body: inquiry('token-check@example.com'),
+      });
       await response.arrayBuffer();
       if (response.status !== 200) refused.push(response.status);
     }

@@ -25,7 +25,11 @@ describe('npm start under a supervisor', () => {
       stdio: 'ignore',
     });
     const exited = once(npm, 'exit');
-    const healthz = () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
+    const healthz = () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      );
     for (let i = 0; i < 100 && (await healthz()) !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await healthz()).toBe(200);
     npm.kill('SIGTERM');
@@ -43,7 +47,11 @@ describe('npm start under a supervisor', () => {
       stdio: 'ignore',
     });
     const exited = once(bin, 'exit');
-    const healthz = () => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status, () => 0);
+    const healthz = () =>
+      fetch(`http://127.0.0.1:${port}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      );
     for (let i = 0; i < 100 && (await healthz()) !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     // env -S execs node in the same process: its command line carries the flags.
     const commandLine = (await readFile(`/proc/${bin.pid}/cmdline`, 'utf8')).split('\0');

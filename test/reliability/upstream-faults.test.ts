@@ -31,19 +31,21 @@ let sequence = 0;
 /** `clients` concurrent clients each sending `each` inquiries one after the other. */
 async function burst(url: string, clients: number, each: number, fields: Record<string, unknown> = {}): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  await Promise.all(Array.from({ length: clients }, async () => {
-    for (let i = 0; i < each; i++) {
-      const n = ++sequence;
-      const started = Date.now();
-      const response = await fetch(`${url}/api/contact`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `Visitor ${n}`, email: `visitor${n}@example.com`, message: `Inquiry number ${n}.`, privacy: true, ...fields }),
-      });
-      const body = (await response.json()) as { error?: string };
-      outcomes.push({ status: response.status, ms: Date.now() - started, error: body.error, retryAfter: response.headers.get('retry-after') });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = 0; i < each; i++) {
+        const n = ++sequence;
+        const started = Date.now();
+        const response = await fetch(`${url}/api/contact`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `Visitor ${n}`, email: `visitor${n}@example.com`, message: `Inquiry number ${n}.`, privacy: true, ...fields }),
+        });
+        const body = (await response.json()) as { error?: string };
+        outcomes.push({ status: response.status, ms: Date.now() - started, error: body.error, retryAfter: response.headers.get('retry-after') });
+      }
+    }),
+  );
   return outcomes;
 }
 

@@ -213,7 +213,6 @@ async function startRedisServer(port: number) {
   return server;
 }
 
-
 async function silentServer(): Promise<number> {
   const sockets = new Set<Socket>();
   const server = createServer((socket) => {

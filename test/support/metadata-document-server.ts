@@ -45,7 +45,29 @@ export async function startDocumentServer(): Promise<DocumentServer> {
   // Valid for the loopback address and for the names tests resolve to it themselves (.test is reserved, RFC 6761).
   const certPath = join(dir, 'cert.pem');
   const keyPath = join(dir, 'key.pem');
-  execFileSync(OPENSSL, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:rebinding.test,DNS:metadata.hosted.test', '-keyout', keyPath, '-out', certPath], { stdio: 'ignore' });
+  execFileSync(
+    OPENSSL,
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:rebinding.test,DNS:metadata.hosted.test',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+    ],
+    { stdio: 'ignore' },
+  );
   const [key, cert] = await Promise.all([readFile(keyPath, 'utf8'), readFile(certPath, 'utf8')]);
   const routes = new Map<string, Handler>();
   const hits: string[] = [];
@@ -67,8 +89,7 @@ export async function startDocumentServer(): Promise<DocumentServer> {
     certPath,
     hits,
     route,
-    publish: (path, body, headers = {}) =>
-      route(path, (_request, response) => response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))),
+    publish: (path, body, headers = {}) => route(path, (_request, response) => response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))),
     remove: (path) => void routes.delete(path),
     async close() {
       server.closeAllConnections();

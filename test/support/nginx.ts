@@ -54,7 +54,12 @@ http {
   child.stderr!.on('data', (chunk) => (errors += chunk));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 10_000;
-  while ((await fetch(`${url}/healthz`).then((r) => r.status, () => 0)) !== 200) {
+  while (
+    (await fetch(`${url}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    )) !== 200
+  ) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`nginx did not start: ${errors}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -71,7 +71,10 @@ export class ResponseContract {
 
     // HEAD: the headers of the GET answer; node:http drops the body (RFC 9110 section 9.3.2).
     if (exchange.method === 'HEAD') return problems.map((problem) => `${where}: ${problem}`);
-    const mediaType = String(exchange.headers['content-type'] ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    const mediaType = String(exchange.headers['content-type'] ?? '')
+      .split(';', 1)[0]!
+      .trim()
+      .toLowerCase();
     const hasBody = exchange.body !== undefined && exchange.body.length > 0;
     if (!doc.content) {
       if (hasBody) problems.push(`a body is sent where the document declares none (${mediaType})`);

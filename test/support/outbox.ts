@@ -10,7 +10,10 @@ export function outboxMessages(dir: string): string[] {
   } catch {
     return [];
   }
-  return entries.filter((path) => path.endsWith('.eml')).map((path) => basename(path)).sort();
+  return entries
+    .filter((path) => path.endsWith('.eml'))
+    .map((path) => basename(path))
+    .sort();
 }
 
 /** Where the outbox keeps an inquiry's message: the folder of the day (UTC) it was received. */

@@ -31,7 +31,10 @@ export async function startServe(env: Record<string, string>, options: { port?: 
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`portico serve exited before listening:\n${output}`);
-    const status = await fetch(`${server.url}/healthz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${server.url}/healthz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) {
       // Its responses are checked against the OpenAPI document it serves, as in-process apps' are.
       await watchResponses(server.url);

@@ -65,9 +65,10 @@ export async function startSiteverify(secret = 'test-secret', tls?: { key: strin
       if (earlier) {
         return send(200, earlier.key === call.idempotency_key && call.idempotency_key ? earlier.body : { success: false, 'error-codes': ['timeout-or-duplicate'] });
       }
-      const body = token.startsWith('pass') || token === 'flaky'
-        ? { success: true, challenge_ts: new Date().toISOString(), hostname: token.split('@')[1] ?? 'localhost', 'error-codes': [], action: '', cdata: '' }
-        : { success: false, 'error-codes': ['invalid-input-response'] };
+      const body =
+        token.startsWith('pass') || token === 'flaky'
+          ? { success: true, challenge_ts: new Date().toISOString(), hostname: token.split('@')[1] ?? 'localhost', 'error-codes': [], action: '', cdata: '' }
+          : { success: false, 'error-codes': ['invalid-input-response'] };
       firstAnswer.set(token, { key: call.idempotency_key, body });
       send(200, body);
     });
@@ -79,6 +80,10 @@ export async function startSiteverify(secret = 'test-secret', tls?: { key: strin
     url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}/turnstile/v0/siteverify`,
     secret,
     calls,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -21,7 +21,29 @@ export async function makeCertificate(dir: string, name: string): Promise<Certif
   const certPath = join(dir, `${name}.cert.pem`);
   const keyPath = join(dir, `${name}.key.pem`);
   const altName = isIP(name) ? `IP:${name}` : `DNS:${name}`;
-  execFileSync(OPENSSL, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${name}`, '-addext', `subjectAltName=${altName}`, '-keyout', keyPath, '-out', certPath], { stdio: 'ignore' });
+  execFileSync(
+    OPENSSL,
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      `subjectAltName=${altName}`,
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+    ],
+    { stdio: 'ignore' },
+  );
   return { certPath, key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
 }
 
@@ -229,7 +251,10 @@ export async function startScriptedSmtpServer(script: SmtpScript = {}): Promise<
           if (/^QUIT$/i.test(line)) session.quit = true;
           if (owed > 0) session.beforeTheirTurn.push(line);
           owed++;
-          turn = turn.then(() => answer(line)).catch(() => {}).finally(() => owed--);
+          turn = turn
+            .then(() => answer(line))
+            .catch(() => {})
+            .finally(() => owed--);
         }
       }
     };

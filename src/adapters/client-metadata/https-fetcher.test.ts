@@ -11,12 +11,16 @@ beforeAll(async () => {
 });
 afterAll(() => host.close());
 
-const fetcher = (options: Partial<HttpsFetcherOptions> = {}) =>
-  httpsMetadataFetcher({ timeoutMs: 2_000, maxBytes: 5120, allowPrivateNetworks: false, extraCa: host.cert, ...options });
+const fetcher = (options: Partial<HttpsFetcherOptions> = {}) => httpsMetadataFetcher({ timeoutMs: 2_000, maxBytes: 5120, allowPrivateNetworks: false, extraCa: host.cert, ...options });
 
 /** The reason the fetch of `url` is refused with. */
 async function refusal(url: string, options: Partial<HttpsFetcherOptions> = {}): Promise<string> {
-  const error = await fetcher(options).fetch(new URL(url)).then(() => undefined, (e: unknown) => e);
+  const error = await fetcher(options)
+    .fetch(new URL(url))
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(MetadataDocumentUnavailable);
   return (error as Error).message;
 }

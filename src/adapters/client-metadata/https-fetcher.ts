@@ -102,7 +102,9 @@ export function httpsMetadataFetcher(options: HttpsFetcherOptions): ClientMetada
         });
         response.on('error', (error) => fail(unavailable(`the answer was cut off (${error.message})`)));
       });
-      req.on('error', (error: NodeJS.ErrnoException) => fail(unavailable(signal.aborted ? `no answer within ${options.timeoutMs} ms` : `the server could not be reached (${error.code ?? error.message})`)));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        fail(unavailable(signal.aborted ? `no answer within ${options.timeoutMs} ms` : `the server could not be reached (${error.code ?? error.message})`)),
+      );
       req.end();
     });
   }

@@ -34,8 +34,8 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
         // A message holds a person's name, address and words: the owner's alone (D17).
         const write = () => writeFile(path, raw as Buffer, { mode: PRIVATE_FILE });
         // A purge removes a day's folder once it has emptied it, perhaps just after it was made here.
-        await write().catch(async (error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
+        await write().catch(async (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
           await makeFolder();
           await write();
         });

@@ -44,6 +44,8 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
         // closed to us, and the answer is due at once.
         if (refusedAtConnection(error) && !abort.aborted) {
           await sleep(Math.min(REFUSED_RETRY_MS * attempt, 1_000), undefined, { signal: abort }).catch(() => {});
+          // The deadline may have passed during the sleep.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
           if (openConnections() > 0 && !abort.aborted) continue;
         }
         throw deliveryError(error, abort, deadline);
@@ -186,10 +188,12 @@ function describe(error: unknown): string {
 
 /** nodemailer's bunyan-style logger calls, onto ours: its lines name connections and replies, never content. */
 function nodemailerLogger(log: SmtpMailerOptions['log']) {
-  const at = (level: 'debug' | 'warn') => (entry: object, message: string, ...args: unknown[]) => {
-    let i = 0;
-    const text = String(message).replace(/%s/g, () => String(args[i++]));
-    log[level]({ smtp: entry }, text);
-  };
+  const at =
+    (level: 'debug' | 'warn') =>
+    (entry: object, message: unknown, ...args: unknown[]) => {
+      let i = 0;
+      const text = String(message).replace(/%s/g, () => String(args[i++]));
+      log[level]({ smtp: entry }, text);
+    };
   return { trace() {}, debug: at('debug'), info: at('debug'), warn: at('warn'), error: at('warn'), fatal: at('warn'), level() {} };
 }

@@ -21,8 +21,7 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ name, help, labelNames, registers: [registry] });
-  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
-    new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [registry] });
+  const histogram = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Histogram({ name, help, labelNames, buckets: LATENCY_BUCKETS, registers: [registry] });
 
   const requests = counter('portico_http_requests_total', 'HTTP requests answered, by route template, method and status.', ['route', 'method', 'status']);
   const requestSeconds = histogram('portico_http_request_duration_seconds', 'Time to answer an HTTP request, by route template and method.', ['route', 'method']);
@@ -85,7 +84,7 @@ async function listen(registry: Registry, host: string, port: number) {
     }
     registry.metrics().then(
       (text) => response.writeHead(200, { 'content-type': registry.contentType }).end(request.method === 'HEAD' ? undefined : text),
-      (error: Error) => response.writeHead(503, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${error.message}\n`),
+      (error: unknown) => response.writeHead(503, { 'content-type': 'text/plain' }).end(`metrics unavailable: ${(error as Error).message}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));

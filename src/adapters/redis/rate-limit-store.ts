@@ -158,7 +158,7 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
     };
     pipeline.exec().then(
       (replies) => replies!.forEach(([error, reply], i) => (error ? unanswered(error, inMemory(i)) : answered(reply as [number, number], batch[i]!.callback))),
-      (error: Error) => batch.forEach((_, i) => unanswered(error, inMemory(i))),
+      (error: unknown) => batch.forEach((_, i) => unanswered(error as Error, inMemory(i))),
     );
   };
   const count = (method: 'incr' | 'read', key: string, callback: CounterCallback, windowMs: number, max: number) => {

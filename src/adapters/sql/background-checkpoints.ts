@@ -61,6 +61,8 @@ interface CheckpointerData {
 /** The thread's body. It runs as source in a new thread: nothing from outside it but its argument and `require`. */
 function checkpointer({ parentPort, workerData }: typeof import('node:worker_threads')): void {
   const { driver, path, intervalMs } = workerData as CheckpointerData;
+  // This function's source runs in the worker as a script, where `require` is what there is.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const SQLite = require(driver) as typeof import('better-sqlite3');
   // The node's database, never a new one beside it.
   const db = new SQLite(path, { fileMustExist: true });

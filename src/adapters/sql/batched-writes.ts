@@ -16,7 +16,7 @@ export function batchedWrites<Row>(write: (rows: Row[]) => Promise<ReadonlySet<R
     try {
       const refused = new Set<Row>();
       // A caller's rows stay in one statement (one commit): they are written together or not at all.
-      for (let start = 0; start < batch.length; ) {
+      for (let start = 0; start < batch.length;) {
         const rows: Row[] = [];
         let end = start;
         while (end < batch.length && (rows.length === 0 || rows.length + batch[end]!.rows.length <= MAX_ROWS_PER_STATEMENT)) rows.push(...batch[end++]!.rows);
@@ -30,7 +30,7 @@ export function batchedWrites<Row>(write: (rows: Row[]) => Promise<ReadonlySet<R
   };
   return (rows) =>
     new Promise<boolean>((resolve, reject) => {
-      if (!waiting.length) setImmediate(flush);
+      if (!waiting.length) setImmediate(() => void flush());
       waiting.push({ rows, resolve, reject });
     });
 }

@@ -80,9 +80,7 @@ export function sqlInquiryStore(db: Db): InquiryStore {
         .set({ acknowledged_at: at })
         .where('id', '=', id)
         .where('acknowledged_at', 'is', null)
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('inquiries as earlier').select('earlier.id').where('earlier.email', '=', email).where('earlier.acknowledged_at', '>', notSince))),
-        )
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('inquiries as earlier').select('earlier.id').where('earlier.email', '=', email).where('earlier.acknowledged_at', '>', notSince))))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
@@ -118,12 +116,15 @@ export function sqlInquiryStore(db: Db): InquiryStore {
         pending.select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('created_at').as('oldest')]).executeTakeFirstOrThrow(),
         retrying.select((eb) => [eb.fn.countAll().as('count'), eb.fn.min('created_at').as('oldest')]).executeTakeFirstOrThrow(),
       ]);
-      const oldest = [p.oldest, r.oldest].filter((at) => at !== null).map(Number);
+      // min() of no rows is null, whatever the column's type says.
+      const oldest = [p.oldest as number | null, r.oldest as number | null].filter((at) => at !== null).map(Number);
       return { pending: Number(p.count), retrying: Number(r.count), oldestCreatedAt: oldest.length ? Math.min(...oldest) : null };
     },
 
     async count(filter) {
-      const row = await matching(db.selectFrom('inquiries'), filter).select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow();
+      const row = await matching(db.selectFrom('inquiries'), filter)
+        .select((eb) => eb.fn.countAll().as('count'))
+        .executeTakeFirstOrThrow();
       return Number(row.count);
     },
 
@@ -149,7 +150,9 @@ export function sqlInquiryStore(db: Db): InquiryStore {
   if (!direct) return store;
   return Object.assign(store, sqliteHotPath(direct), {
     // The WAL still holds the pages as they were before the deletion: copy the new ones into the file and empty it.
-    dropDeletedCopies: async () => void (await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db)),
+    dropDeletedCopies: async () => {
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    },
   });
 }
 
@@ -176,8 +179,7 @@ const INSERT_COLUMNS = Object.keys(toRow({} as NewInquiry));
 const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
 const MARK_SENT_SQL =
   "update inquiries set status = 'sent', sent_at = ?, message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = null, next_attempt_at = null where id = ?";
-const MARK_FAILED_SQL =
-  "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
+const MARK_FAILED_SQL = "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
 
 // Deleting an inquiry touches a page of each of its indexes: ten rows a commit keep each of the retention
 // job's turns on the node's event loop short, and each of a purge's holds on the write lock.
@@ -197,11 +199,9 @@ function sqliteHotPath(direct: DirectSqlite): Pick<InquiryStore, 'create' | 'mar
       }
       return deleted;
     },
-    create: (inquiry, claimAt) =>
-      direct.write(() => direct.statement(INSERT_SQL).run(...Object.values(toRow(inquiry, claimAt))).changes === 1),
+    create: (inquiry, claimAt) => direct.write(() => direct.statement(INSERT_SQL).run(...Object.values(toRow(inquiry, claimAt))).changes === 1),
     markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),
-    markFailed: (id, _at, failure) =>
-      direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),
+    markFailed: (id, _at, failure) => direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),
   };
 }
 
@@ -244,7 +244,7 @@ const toNumber = (value: number | string | bigint | null) => (value === null ? n
 function fromRow(row: Selectable<InquiriesTable>): Inquiry {
   return {
     id: row.id,
-    createdAt: Number(row.created_at),
+    createdAt: row.created_at,
     status: row.status as Inquiry['status'],
     channel: row.channel as Inquiry['channel'],
     name: row.name,
@@ -255,7 +255,7 @@ function fromRow(row: Selectable<InquiriesTable>): Inquiry {
     remoteIp: row.remote_ip,
     idempotencyKey: row.idempotency_key,
     fingerprint: row.fingerprint,
-    attempts: Number(row.attempts),
+    attempts: row.attempts,
     attemptedAt: toNumber(row.attempted_at),
     lastError: row.last_error,
     messageId: row.message_id,

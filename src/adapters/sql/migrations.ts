@@ -185,8 +185,23 @@ async function rebuildInquiriesWithPartialKeyIndex(db: Kysely<unknown>): Promise
 }
 
 const INQUIRY_COLUMNS = [
-  'id', 'created_at', 'status', 'channel', 'name', 'email', 'message', 'locale', 'client_id', 'remote_ip',
-  'idempotency_key', 'fingerprint', 'attempts', 'attempted_at', 'last_error', 'message_id', 'sent_at',
+  'id',
+  'created_at',
+  'status',
+  'channel',
+  'name',
+  'email',
+  'message',
+  'locale',
+  'client_id',
+  'remote_ip',
+  'idempotency_key',
+  'fingerprint',
+  'attempts',
+  'attempted_at',
+  'last_error',
+  'message_id',
+  'sent_at',
 ];
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -204,6 +219,6 @@ export async function migrateUpTo(db: Kysely<any>, name: keyof typeof migrations
 }
 
 function settled(result: MigrationResultSet): MigrationResultSet {
-  if (result.error) throw result.error;
+  if (result.error) throw result.error instanceof Error ? result.error : new Error('a migration failed', { cause: result.error });
   return result;
 }

@@ -31,8 +31,8 @@ export function clientFromRow(row: Selectable<OAuthClientsTable>): Client {
     tokenEndpointAuthMethod: row.token_endpoint_auth_method as TokenEndpointAuthMethod,
     scope: row.scope,
     applicationType: row.application_type,
-    createdAt: Number(row.created_at),
-    lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at === null ? null : row.last_used_at,
   };
 }
 
@@ -68,9 +68,9 @@ export function tokenFromRow(row: Selectable<OAuthTokensTable>): Token {
     clientId: row.client_id,
     scope: row.scope,
     resource: row.resource,
-    expiresAt: Number(row.expires_at),
+    expiresAt: row.expires_at,
     state: row.state as TokenState,
     previousHash: row.previous_hash,
-    usedAt: row.used_at === null ? null : Number(row.used_at),
+    usedAt: row.used_at === null ? null : row.used_at,
   };
 }

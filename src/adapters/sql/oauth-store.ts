@@ -96,13 +96,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         .execute();
     },
     async consumeConsent(idHash, now) {
-      const taken = await db
-        .updateTable('oauth_consents')
-        .set({ consumed_at: now })
-        .where('id_hash', '=', idHash)
-        .where('consumed_at', 'is', null)
-        .where('expires_at', '>', now)
-        .executeTakeFirst();
+      const taken = await db.updateTable('oauth_consents').set({ consumed_at: now }).where('id_hash', '=', idHash).where('consumed_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
       if (Number(taken.numUpdatedRows) !== 1) return undefined;
       const row = await db.selectFrom('oauth_consents').selectAll().where('id_hash', '=', idHash).executeTakeFirstOrThrow();
       return {
@@ -114,7 +108,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         resource: row.resource,
         codeChallenge: row.code_challenge,
         state: row.state,
-        expiresAt: Number(row.expires_at),
+        expiresAt: row.expires_at,
       };
     },
 
@@ -138,16 +132,11 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       });
     },
     async consumeCode(codeHash, now) {
-      const taken = await db
-        .updateTable('oauth_codes')
-        .set({ consumed_at: now })
-        .where('code_hash', '=', codeHash)
-        .where('consumed_at', 'is', null)
-        .executeTakeFirst();
+      const taken = await db.updateTable('oauth_codes').set({ consumed_at: now }).where('code_hash', '=', codeHash).where('consumed_at', 'is', null).executeTakeFirst();
       const row = await db.selectFrom('oauth_codes').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
       if (!row) return undefined;
       if (Number(taken.numUpdatedRows) !== 1) return { replayed: row.grant_id };
-      if (Number(row.expires_at) <= now) return undefined;
+      if (row.expires_at <= now) return undefined;
       return {
         codeHash: row.code_hash,
         grantId: row.grant_id,
@@ -156,7 +145,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         codeChallenge: row.code_challenge,
         scope: row.scope,
         resource: row.resource,
-        expiresAt: Number(row.expires_at),
+        expiresAt: row.expires_at,
       };
     },
 
@@ -190,18 +179,16 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         const { rows: tokens } = await sql<{ state: TokenState }>`select state from oauth_tokens where token_hash = ${refresh.tokenHash}`.execute(trx);
         const state = tokens[0]?.state ?? 'revoked';
         if (state !== 'active') return state;
-        await trx.updateTable('oauth_tokens').set({ used_at: sql`coalesce(used_at, ${now})` }).where('token_hash', '=', refresh.tokenHash).execute();
+        await trx
+          .updateTable('oauth_tokens')
+          .set({ used_at: sql`coalesce(used_at, ${now})` })
+          .where('token_hash', '=', refresh.tokenHash)
+          .execute();
         if (refresh.previousHash) {
           await trx.updateTable('oauth_tokens').set({ state: 'superseded' }).where('token_hash', '=', refresh.previousHash).where('state', '=', 'active').execute();
         }
         // Successors issued from this token earlier whose response was lost are never valid now.
-        await trx
-          .updateTable('oauth_tokens')
-          .set({ state: 'superseded' })
-          .where('previous_hash', '=', refresh.tokenHash)
-          .where('used_at', 'is', null)
-          .where('state', '=', 'active')
-          .execute();
+        await trx.updateTable('oauth_tokens').set({ state: 'superseded' }).where('previous_hash', '=', refresh.tokenHash).where('used_at', 'is', null).where('state', '=', 'active').execute();
         await trx.insertInto('oauth_tokens').values(issue.map(tokenToRow)).execute();
         return 'rotated';
       });
@@ -225,7 +212,15 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         inBatches(() =>
           db
             .deleteFrom(table)
-            .where(key as never, 'in', db.selectFrom(table).select(key as never).where('expires_at', '<', now).limit(PURGE_BATCH))
+            .where(
+              key as never,
+              'in',
+              db
+                .selectFrom(table)
+                .select(key as never)
+                .where('expires_at', '<', now)
+                .limit(PURGE_BATCH),
+            )
             .executeTakeFirstOrThrow(),
         );
       await expired('oauth_tokens', 'token_hash');
@@ -234,12 +229,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       const stale = await db
         .selectFrom('oauth_clients')
         .select('client_id')
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('last_used_at', 'is', null), eb('created_at', '<', now - policy.neverUsedClientMs)]),
-            eb('last_used_at', '<', now - policy.unusedClientMs),
-          ]),
-        )
+        .where((eb) => eb.or([eb.and([eb('last_used_at', 'is', null), eb('created_at', '<', now - policy.neverUsedClientMs)]), eb('last_used_at', '<', now - policy.unusedClientMs)]))
         .limit(PURGE_BATCH)
         .execute();
       for (const { client_id } of stale) if (await store.deleteClient(client_id)) removed++;

@@ -33,7 +33,7 @@ export function isUnavailable(error: unknown): boolean {
 const NUL_IN_TEXT = '22021';
 
 const unavailable = (error: unknown) => {
-  if ((error as { code?: string })?.code === NUL_IN_TEXT) return new AppError('invalid_request', 'text must not contain NUL characters');
+  if ((error as { code?: string } | null)?.code === NUL_IN_TEXT) return new AppError('invalid_request', 'text must not contain NUL characters');
   if (!isUnavailable(error)) return error;
   // The driver's error stays as the cause (its code for the start-up line), never in the HTTP answer.
   return Object.assign(new AppError('store_unavailable', 'the database does not answer; retry shortly', { 'Retry-After': RETRY_AFTER_SECONDS }), { cause: error });
@@ -42,7 +42,7 @@ const unavailable = (error: unknown) => {
 export function openPostgres(url: string): Kysely<Tables> {
   // Loaded only here: a SQLite node never pays pg's memory (about 7 MB resident).
   const { Pool, types: pgTypes } = createRequire(import.meta.url)('pg') as typeof pg;
-  const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : pgTypes.getTypeParser(oid, format as 'text')) };
+  const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : (pgTypes.getTypeParser as (oid: number, format?: 'text' | 'binary') => unknown)(oid, format)) };
   const pool = new Pool({
     connectionString: url,
     max: POOL_SIZE,
@@ -71,7 +71,7 @@ function guarded(pool: pg.Pool): pg.Pool {
         get(target, property, receiver) {
           if (property !== 'query') {
             const value: unknown = Reflect.get(target, property, receiver);
-            return typeof value === 'function' ? value.bind(target) : value;
+            return typeof value === 'function' ? (value.bind(target) as unknown) : value;
           }
           return (...args: unknown[]) => (target.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((error: unknown) => Promise.reject(unavailable(error)));
         },
@@ -86,7 +86,7 @@ function guarded(pool: pg.Pool): pg.Pool {
         return () => target.connect().then(wrap, (error: unknown) => Promise.reject(unavailable(error)));
       }
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value.bind(target) as unknown) : value;
     },
   });
 }

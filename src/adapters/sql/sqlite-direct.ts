@@ -168,7 +168,7 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
           if (wait > 0) setTimeout(flush, wait);
           else setImmediate(flush);
         }
-        queue.push({ run, resolve: resolve as (value: unknown) => void, reject, queuedAt: performance.now() });
+        queue.push({ run, resolve: resolve, reject, queuedAt: performance.now() });
       });
     },
   };

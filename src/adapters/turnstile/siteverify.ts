@@ -57,7 +57,7 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
     if (typeof result !== 'object' || result === null || Array.isArray(result) || typeof (result as SiteverifyResponse).success !== 'boolean') {
       throw new HumanCheckUnavailable('siteverify answered JSON that is not a siteverify answer');
     }
-    return verdict(result as SiteverifyResponse);
+    return verdict(result);
   };
 
   function verdict(result: SiteverifyResponse): HumanCheckResult {

@@ -59,9 +59,9 @@ async function drain(response: Response): Promise<void> {
   let read = 0;
   const reader = response.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    read += value.byteLength;
+    const chunk = (await reader.read()) as { done: true } | { done: false; value: Uint8Array };
+    if (chunk.done) return;
+    read += chunk.value.byteLength;
     if (read > MAX_RESPONSE_BYTES) {
       await reader.cancel();
       return;
@@ -71,5 +71,5 @@ async function drain(response: Response): Promise<void> {
 
 function describe(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return (cause?.code ?? cause?.message ?? (error as Error).message ?? 'unknown error').slice(0, 200);
+  return (cause?.code ?? cause?.message ?? (error as { message?: string }).message ?? 'unknown error').slice(0, 200);
 }

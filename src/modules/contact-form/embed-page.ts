@@ -101,7 +101,7 @@ ${rows([
   ['locale', `The form's language: ${LOCALES.join(', ')}. Else the page's <code>lang</code>, else the browser's language, else English.`],
   ['endpoint', 'The Portico to send to. Else the origin the script was loaded from.'],
   ['turnstile-sitekey', 'The Turnstile site key. Else the one this Portico uses (<code>/embed/config.json</code>).'],
-  ['theme', '<code>light</code> (the default), <code>dark</code>, or <code>auto</code> (the visitor\'s system setting).'],
+  ['theme', "<code>light</code> (the default), <code>dark</code>, or <code>auto</code> (the visitor's system setting)."],
 ])}
 </tbody>
 </table>
@@ -111,7 +111,7 @@ ${rows([
 <tbody>
 ${rows([
   ['portico:sent', 'The inquiry was accepted. <code>{ pending }</code>: true when it is kept but not delivered yet (the team still gets it).'],
-  ['portico:error', 'It was not. <code>{ status, error }</code>: the HTTP status (0 when no answer came) and the API\'s error code.'],
+  ['portico:error', "It was not. <code>{ status, error }</code>: the HTTP status (0 when no answer came) and the API's error code."],
 ])}
 </tbody>
 </table>
@@ -141,7 +141,8 @@ Borders and messages keep their contrast whatever colours you choose.</p>
       path: '/embed',
       operationId: 'getEmbedPage',
       summary: 'How to put the contact form on a web page, with a live preview',
-      description: 'An HTML page: the snippet with its integrity value, the CSP lines a site needs, the attributes, events and style properties of <portico-contact-form>, and the form itself in each locale.',
+      description:
+        'An HTML page: the snippet with its integrity value, the CSP lines a site needs, the attributes, events and style properties of <portico-contact-form>, and the form itself in each locale.',
       tags: ['embed'],
       responses: { 200: { description: 'The HTML page.', contentType: 'text/html', schema: z.string() } },
       handler: () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers }),

@@ -27,11 +27,13 @@ export function embedScript(): EmbedScript & { body: Buffer } {
 export function embedRoutes(settings: EmbedSettings): RouteSpec[] {
   const script = embedScript();
   const etag = strongEtag(script.body);
-  const serve = (cacheControl: string) => async ({ headers }: { headers: Readonly<Record<string, string | string[] | undefined>> }): Promise<Reply> => {
-    const replyHeaders = { ...SHARED, etag, 'cache-control': cacheControl };
-    if (ifNoneMatchHits(headers['if-none-match'], etag)) return { status: 304, headers: replyHeaders };
-    return { status: 200, body: script.body, contentType: CONTENT_TYPE, headers: replyHeaders };
-  };
+  const serve =
+    (cacheControl: string) =>
+    async ({ headers }: { headers: Readonly<Record<string, string | string[] | undefined>> }): Promise<Reply> => {
+      const replyHeaders = { ...SHARED, etag, 'cache-control': cacheControl };
+      if (ifNoneMatchHits(headers['if-none-match'], etag)) return { status: 304, headers: replyHeaders };
+      return { status: 200, body: script.body, contentType: CONTENT_TYPE, headers: replyHeaders };
+    };
   const scriptResponses = { 200: { description: 'The script.', contentType: 'text/javascript', schema: z.string(), headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } };
   const config = JSON.stringify({ turnstileSiteKey: settings.turnstileSiteKey ?? null });
   return [

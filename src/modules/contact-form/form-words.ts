@@ -152,7 +152,7 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     unavailable: "Ara mateix no podem rebre missatges. Torna-ho a provar d'aquí a uns minuts.",
     noToolCalls: "Aquesta aplicació no permet enviar el formulari des d'aquí. Demana a l'assistent que enviï el teu missatge o fes servir el formulari de contacte del nostre web.",
     humanCheckFailed: "No s'ha pogut comprovar que ets una persona. Torna a completar la verificació i envia-ho de nou.",
-    humanCheckWaiting: "Espera que acabi la verificació contra el correu brossa i torna a enviar.",
+    humanCheckWaiting: 'Espera que acabi la verificació contra el correu brossa i torna a enviar.',
   },
   ru: {
     title: 'Свяжитесь с нами',

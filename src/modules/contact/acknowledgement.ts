@@ -24,7 +24,8 @@ export async function acknowledge(deps: DeliveryDeps, inquiry: NewInquiry): Prom
 }
 
 function acknowledgementEmail(inquiry: Pick<Inquiry, 'id' | 'name' | 'email' | 'locale' | 'createdAt'>, deps: Pick<DeliveryDeps, 'mail'>): MailMessage {
-  const words = ACKNOWLEDGEMENT[inquiry.locale as Locale] ?? ACKNOWLEDGEMENT.en;
+  // A stored locale may be one this version no longer speaks.
+  const words = (ACKNOWLEDGEMENT as Partial<Record<string, (typeof ACKNOWLEDGEMENT)[Locale]>>)[inquiry.locale] ?? ACKNOWLEDGEMENT.en;
   const { mailFrom, mailTo } = deps.mail;
   const id = inquiry.id;
   return {

@@ -13,7 +13,8 @@ export interface InquiryMailSettings {
 }
 
 export function composeInquiryEmail(inquiry: NewInquiry, settings: InquiryMailSettings): MailMessage {
-  const words = TEAM_EMAIL[inquiry.locale as Locale] ?? TEAM_EMAIL.en;
+  // A stored locale may be one this version no longer speaks.
+  const words = (TEAM_EMAIL as Partial<Record<string, (typeof TEAM_EMAIL)[Locale]>>)[inquiry.locale] ?? TEAM_EMAIL.en;
   const prefix = settings.appEnv === 'sandbox' ? '[SANDBOX] ' : '';
   const client = inquiry.clientId ? ` (${words.client} ${inquiry.clientId})` : '';
   return {

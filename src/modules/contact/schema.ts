@@ -57,6 +57,9 @@ export type ContactRequest = z.output<typeof ContactRequest>;
 export const ContactResponse = z.object({ ok: z.boolean(), error: z.string().optional() }).meta({ id: 'ContactResponse', examples: [{ ok: true }] });
 
 // RFC 8941 sf-string-like key, as draft-ietf-httpapi-idempotency-key-header suggests: printable ASCII.
-export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/).meta({
-  description: 'Makes retries safe: a repeat of a delivered request replays 200 without a second e-mail. 1-255 printable ASCII characters.',
-});
+export const IdempotencyKey = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/)
+  .meta({
+    description: 'Makes retries safe: a repeat of a delivered request replays 200 without a second e-mail. 1-255 printable ASCII characters.',
+  });

@@ -33,7 +33,9 @@ export function homeRoutes(publicUrl: string): RouteSpec[] {
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Portico</title></head>
 <body><main><h1>Portico</h1><ul>
-${Object.values(links).map(([url, text]) => `<li><a href="${escapeHtml(url)}">${escapeHtml(text)}</a></li>`).join('\n')}
+${Object.values(links)
+  .map(([url, text]) => `<li><a href="${escapeHtml(url)}">${escapeHtml(text)}</a></li>`)
+  .join('\n')}
 </ul></main></body></html>
 `;
   const htmlHeaders = { vary: 'Accept', 'cache-control': 'no-cache', 'content-security-policy': "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'" };

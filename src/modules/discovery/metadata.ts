@@ -23,7 +23,7 @@ export interface AuthorizationServerFeatures {
 }
 
 export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer: string, features: AuthorizationServerFeatures): object {
-  const endpoints = Object.fromEntries(routes.filter((r) => r.advertiseAs).map((r) => [r.advertiseAs, `${issuer}${r.path}`]));
+  const endpoints = Object.fromEntries(routes.filter((r) => r.advertiseAs).map((r) => [r.advertiseAs, `${issuer}${r.path}`])) as Record<string, string>;
   return {
     issuer,
     ...endpoints,
@@ -71,10 +71,16 @@ export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: s
     documentRoute('/.well-known/oauth-authorization-server', 'getAuthorizationServerMetadata', 'OAuth 2.0 authorization server metadata (RFC 8414)', () =>
       authorizationServerMetadata(routes(), publicUrl, features),
     ),
-    documentRoute(PRM_PATH, 'getProtectedResourceMetadata', 'Protected resource metadata for the API as a whole (RFC 9728): its tokens are accepted on every protected route', () => resourceDocument(publicUrl, ALL_SCOPES)),
+    documentRoute(PRM_PATH, 'getProtectedResourceMetadata', 'Protected resource metadata for the API as a whole (RFC 9728): its tokens are accepted on every protected route', () =>
+      resourceDocument(publicUrl, ALL_SCOPES),
+    ),
     ...resources.map((r) => {
       const path = r.resource.slice(publicUrl.length);
-      const name = path.split('/').filter(Boolean).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('');
+      const name = path
+        .split('/')
+        .filter(Boolean)
+        .map((part) => part[0]!.toUpperCase() + part.slice(1))
+        .join('');
       // RFC 9728 section 3.1: the well-known segment goes before the resource's path.
       return documentRoute(`${PRM_PATH}${path}`, `getProtectedResourceMetadata${name}`, `Protected resource metadata for ${path} (RFC 9728)`, () => resourceDocument(r.resource, [r.scope]));
     }),

@@ -11,7 +11,6 @@ export interface OpenApiSettings {
   rateLimits: RateLimits;
 }
 
-
 const ErrorBody = z
   .object({
     error: z.enum(Object.keys(ERROR_CATALOGUE) as [ErrorCode, ...ErrorCode[]]),
@@ -73,10 +72,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], settings: OpenApiSett
       version: '1.0.0',
       description: 'Contact inquiries, an MCP server, OAuth 2.0 client registration and tokens, and discovery documents.',
     },
-    servers: [
-      { url: settings.publicUrl, description: 'production' },
-      ...(settings.sandboxUrl ? [{ url: settings.sandboxUrl, description: 'sandbox: the same API, for testing' }] : []),
-    ],
+    servers: [{ url: settings.publicUrl, description: 'production' }, ...(settings.sandboxUrl ? [{ url: settings.sandboxUrl, description: 'sandbox: the same API, for testing' }] : [])],
     security: [{ oauth2: ['docs:read'] }],
     paths,
     components: {
@@ -85,7 +81,8 @@ export function buildOpenApi(routes: readonly RouteSpec[], settings: OpenApiSett
         clientBasic: {
           type: 'http',
           scheme: 'basic',
-          description: 'OAuth client authentication at /oauth/token and /oauth/revoke: client_id and client_secret, form-urlencoded, then base64 (RFC 6749 section 2.3.1). client_secret_post and public clients send them in the form instead.',
+          description:
+            'OAuth client authentication at /oauth/token and /oauth/revoke: client_id and client_secret, form-urlencoded, then base64 (RFC 6749 section 2.3.1). client_secret_post and public clients send them in the form instead.',
         },
         oauth2: {
           type: 'oauth2',
@@ -113,7 +110,11 @@ function operation(spec: RouteSpec, settings: OpenApiSettings, schemaRef: (s: z.
   for (const code of codes) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
   for (const [statusNumber, group] of byStatus) {
     const status = String(statusNumber);
-    const headers = [...limitHeaders, ...(status === '429' || status === '503' || status === '409' ? ['Retry-After'] : []), ...(status === '401' || (status === '403' && spec.auth) ? ['WWW-Authenticate'] : [])];
+    const headers = [
+      ...limitHeaders,
+      ...(status === '429' || status === '503' || status === '409' ? ['Retry-After'] : []),
+      ...(status === '401' || (status === '403' && spec.auth) ? ['WWW-Authenticate'] : []),
+    ];
     const errors = {
       description: group.map((code) => `\`${code}\`: ${ERROR_CATALOGUE[code].meaning}`).join(' '),
       headers: headerDocs(headers, status === '429' ? ['Retry-After', ...limitHeaders] : []),
@@ -128,9 +129,7 @@ function operation(spec: RouteSpec, settings: OpenApiSettings, schemaRef: (s: z.
     ...(spec.description ? { description: spec.description } : {}),
     tags: spec.tags,
     security: spec.auth ? [{ oauth2: [spec.auth.scope] }, {}] : spec.clientAuthentication ? [{ clientBasic: [] }, {}] : [],
-    ...(spec.headerParams?.length
-      ? { parameters: spec.headerParams.map((p) => ({ name: p.name, in: 'header', required: false, description: p.description, schema: toJsonSchema(p.schema) })) }
-      : {}),
+    ...(spec.headerParams?.length ? { parameters: spec.headerParams.map((p) => ({ name: p.name, in: 'header', required: false, description: p.description, schema: toJsonSchema(p.schema) })) } : {}),
     ...(spec.body ? { requestBody: { required: true, content: requestContent(spec, schemaRef(spec.body)) } } : {}),
     ...(limit ? { 'x-rate-limit': policyHeader(limit) } : {}),
     responses,
@@ -162,9 +161,7 @@ function response(doc: ResponseDoc, limitHeaders: string[], schemaRef: (s: z.Zod
 
 /** `required`: the headers always present on this response (the contract: 429 carries Retry-After and RateLimit-*). */
 function headerDocs(names: string[], required: readonly string[] = []): Record<string, object> {
-  return Object.fromEntries(
-    [...new Set(names)].map((name) => [name, { ...(HEADER_DOCS[name] ?? { schema: { type: 'string' } }), ...(required.includes(name) ? { required: true } : {}) }]),
-  );
+  return Object.fromEntries([...new Set(names)].map((name) => [name, { ...(HEADER_DOCS[name] ?? { schema: { type: 'string' } }), ...(required.includes(name) ? { required: true } : {}) }]));
 }
 
 interface ResponseObject {

@@ -17,7 +17,12 @@ const AiCatalogDocument = z.looseObject({ specVersion: z.string(), entries: z.ar
 
 /** Reverse-DNS namespace of our host: api.example.com -> com.example.api. */
 const namespaceOf = (publicUrl: string) =>
-  new URL(publicUrl).hostname.replace(/^\[|\]$/g, '').split('.').reverse().join('.').replace(/[^a-zA-Z0-9.-]/g, '-');
+  new URL(publicUrl).hostname
+    .replace(/^\[|\]$/g, '')
+    .split('.')
+    .reverse()
+    .join('.')
+    .replace(/[^a-zA-Z0-9.-]/g, '-');
 
 export function serverCard(publicUrl: string): object {
   return {

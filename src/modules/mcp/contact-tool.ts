@@ -46,8 +46,7 @@ export async function callContactTool(deps: ContactDeps, args: unknown, caller: 
 export async function sendContactTool(deps: ContactDeps, input: ContactToolInput, caller: Caller): Promise<ToolResult> {
   // D14: an inquiry is an inquiry whichever door it comes through. Anonymous callers draw on their address's
   // contact quota, shared with POST /api/contact; Bearer callers on their client's own.
-  const throttled =
-    caller.clientId === null ? await deps.limiter.hit('contact', { address: caller.remoteIp }) : await deps.limiter.hit('contact-client', { clientId: caller.clientId });
+  const throttled = caller.clientId === null ? await deps.limiter.hit('contact', { address: caller.remoteIp }) : await deps.limiter.hit('contact-client', { clientId: caller.clientId });
   if (throttled) {
     const who = caller.clientId === null ? 'this address' : 'this client';
     const text = `The inquiry was not sent: ${who} may send ${throttled.max} inquiries every ${throttled.windowSeconds / 60} minutes; retry in ${throttled.retryAfterSeconds} s.`;
@@ -78,4 +77,3 @@ const failure = (code: string, text: string, details: Record<string, unknown> = 
   structuredContent: { ok: false, error: code, ...details },
   isError: true,
 });
-

@@ -18,9 +18,7 @@ export interface McpRouteSettings {
   allowedOrigins: readonly string[] | '*';
 }
 
-const JsonRpcMessage = z
-  .unknown()
-  .meta({ id: 'JsonRpcRequest', description: 'A JSON-RPC 2.0 request or notification: jsonrpc "2.0", method, optional id and params.' });
+const JsonRpcMessage = z.unknown().meta({ id: 'JsonRpcRequest', description: 'A JSON-RPC 2.0 request or notification: jsonrpc "2.0", method, optional id and params.' });
 const JsonRpcResponse = z.looseObject({ jsonrpc: z.literal('2.0') }).meta({ id: 'JsonRpcResponse' });
 // JSON-RPC 2.0 section 5.1: the error object; id is null when the request's id could not be read.
 const JsonRpcError = z

@@ -6,7 +6,9 @@ interface Issue {
 }
 
 const isIssueList = (value: unknown): value is Issue[] =>
-  Array.isArray(value) && value.length > 0 && value.every((issue) => issue && Array.isArray(issue.path) && typeof issue.message === 'string');
+  Array.isArray(value) &&
+  value.length > 0 &&
+  (value as unknown[]).every((issue) => typeof issue === 'object' && issue !== null && Array.isArray((issue as Issue).path) && typeof (issue as Issue).message === 'string');
 
 /**
  * typescript-sdk#2284 (server 2.4.0): a request whose params fail the SDK's own schema is answered

@@ -124,7 +124,16 @@ export async function decide(deps: OAuthDeps, http: BrowserRequest): Promise<Rep
   const now = deps.clock.now();
   const grantId = uuidV7(now, deps.random);
   await deps.store.createCode(
-    { codeHash: sha256(code), grantId, clientId: consent.clientId, redirectUri: consent.redirectUri, codeChallenge: consent.codeChallenge, scope: consent.scope, resource: consent.resource, expiresAt: now + CODE_TTL_SECONDS * 1000 },
+    {
+      codeHash: sha256(code),
+      grantId,
+      clientId: consent.clientId,
+      redirectUri: consent.redirectUri,
+      codeChallenge: consent.codeChallenge,
+      scope: consent.scope,
+      resource: consent.resource,
+      expiresAt: now + CODE_TTL_SECONDS * 1000,
+    },
     { grantId, clientId: consent.clientId, scope: consent.scope, resource: consent.resource, createdAt: now },
   );
   return redirect(deps, consent.redirectUri, 303, { code, state });
@@ -133,7 +142,7 @@ export async function decide(deps: OAuthDeps, http: BrowserRequest): Promise<Rep
 /** RFC 9207: every authorization response names the issuer. */
 function redirect(deps: OAuthDeps, uri: string, status: 302 | 303, params: Record<string, string | undefined>): Reply {
   const url = new URL(uri);
-  for (const [name, value] of Object.entries({ ...params, iss: deps.issuer })) if (value !== undefined) url.searchParams.append(name, value);
+  for (const [name, value] of Object.entries<string | undefined>({ ...params, iss: deps.issuer })) if (value !== undefined) url.searchParams.append(name, value);
   return { status, headers: { location: url.href, 'cache-control': 'no-store' } };
 }
 
@@ -142,8 +151,7 @@ const html = (page: HtmlPage): Reply => ({ status: page.status, body: page.body,
 const secure = (deps: OAuthDeps) => deps.issuer.startsWith('https:');
 // __Host- (RFC 6265bis): Secure, Path=/, no Domain, so no subdomain can plant or read it.
 const cookieName = (deps: OAuthDeps) => (secure(deps) ? '__Host-portico_browser' : 'portico_browser');
-const browserCookie = (deps: OAuthDeps, value: string) =>
-  `${cookieName(deps)}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${CONSENT_TTL_SECONDS}${secure(deps) ? '; Secure' : ''}`;
+const browserCookie = (deps: OAuthDeps, value: string) => `${cookieName(deps)}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${CONSENT_TTL_SECONDS}${secure(deps) ? '; Secure' : ''}`;
 
 function readCookie(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {

@@ -23,7 +23,10 @@ export function parseClientIdUrl(clientId: string): URL {
   if (clientId.includes('#')) throw refuse('it must not contain a fragment');
   if (url.username || url.password || /^https:\/\/[^/?#]*@/.test(clientId)) throw refuse('it must not contain a user name or password');
   // The URL parser removes dot segments; the identifier is compared as a string, so they are refused as sent.
-  const rawPath = clientId.slice('https://'.length).replace(/^[^/?]*/, '').split('?', 1)[0]!;
+  const rawPath = clientId
+    .slice('https://'.length)
+    .replace(/^[^/?]*/, '')
+    .split('?', 1)[0]!;
   if (!rawPath || rawPath === '/') throw refuse('it must contain a path');
   if (rawPath.split('/').some((segment) => segment === '.' || segment === '..' || /^%2e(%2e)?$/i.test(segment) || /^\.%2e$|^%2e\.$/i.test(segment))) {
     throw refuse('it must not contain . or .. path segments');
@@ -41,7 +44,7 @@ export function clientFromDocument(clientId: string, body: unknown, now: number)
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw refuse('it is not a JSON object');
   const doc = body as Record<string, unknown>;
   // Section 4.1: a simple string comparison, no normalization.
-  if (doc.client_id !== clientId) throw refuse(`its client_id (${JSON.stringify(doc.client_id) ?? 'missing'}) is not the URL it was fetched from`);
+  if (doc.client_id !== clientId) throw refuse(`its client_id (${doc.client_id === undefined ? 'missing' : JSON.stringify(doc.client_id)}) is not the URL it was fetched from`);
   const secretField = Object.keys(doc).find((key) => key.startsWith('client_secret'));
   if (secretField) throw refuse(`it contains ${secretField}: a document is public and must not carry a secret`);
 
@@ -53,7 +56,7 @@ export function clientFromDocument(clientId: string, body: unknown, now: number)
   if (!Array.isArray(redirectUris) || !redirectUris.length || redirectUris.length > 20 || !redirectUris.every((uri) => typeof uri === 'string')) {
     throw refuse('redirect_uris is required: an array of 1 to 20 URIs');
   }
-  for (const uri of redirectUris as string[]) {
+  for (const uri of redirectUris) {
     const problem = redirectUriProblem(uri);
     if (problem) throw refuse(problem);
   }
@@ -62,10 +65,12 @@ export function clientFromDocument(clientId: string, body: unknown, now: number)
   // prefers private_key_jwt and lists none too). Any shared-secret method is an error; otherwise Portico
   // serves it as a public client, which needs `none` among them (or no method named at all).
   const methods = [doc.token_endpoint_auth_method, doc.token_endpoint_auth_methods_supported].flat().filter((m) => m !== undefined);
-  const shared = methods.find((m) => typeof m === 'string' && SHARED_SECRET_METHODS.has(m));
+  const shared = methods.find((m): m is string => typeof m === 'string' && SHARED_SECRET_METHODS.has(m));
   if (shared) throw refuse(`token_endpoint_auth_method ${shared} needs a shared secret, which a document cannot have`);
   if (methods.length && !methods.includes('none')) {
-    throw refuse(`token_endpoint_auth_method ${methods.join(', ')} is not supported here: this server authenticates documented clients as public clients (none)`);
+    throw refuse(
+      `token_endpoint_auth_method ${methods.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(', ')} is not supported here: this server authenticates documented clients as public clients (none)`,
+    );
   }
 
   const declared = doc.grant_types === undefined ? ['authorization_code'] : doc.grant_types;
@@ -78,7 +83,7 @@ export function clientFromDocument(clientId: string, body: unknown, now: number)
     clientId,
     secretHash: null,
     clientName: doc.client_name,
-    redirectUris: redirectUris as string[],
+    redirectUris: redirectUris,
     grantTypes,
     tokenEndpointAuthMethod: 'none',
     scope: narrowScope(typeof doc.scope === 'string' ? doc.scope : undefined).join(' '),

@@ -83,7 +83,10 @@ export function metadataDocuments(fetcher: ClientMetadataFetcher, clock: Clock, 
 
 /** RFC 9111 section 5.2.2: max-age (no-store and no-cache count as 0), clamped to [floor, ceiling]. */
 export function lifetimeMs(cacheControl: string | undefined): number {
-  const directives = (cacheControl ?? '').toLowerCase().split(',').map((d) => d.trim());
+  const directives = (cacheControl ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((d) => d.trim());
   if (directives.includes('no-store') || directives.includes('no-cache')) return CACHE_FLOOR_MS;
   const maxAge = directives.map((d) => /^max-age=(\d+)$/.exec(d)?.[1]).find((v) => v !== undefined);
   const wanted = maxAge === undefined ? CACHE_DEFAULT_MS : Number(maxAge) * 1000;

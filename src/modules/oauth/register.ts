@@ -16,7 +16,10 @@ export const ClientRegistrationRequest = z
   .looseObject({
     client_name: ClientName.optional(),
     redirect_uris: z.array(z.string().max(2000), { error: 'redirect_uris must be an array of URIs' }).max(20).optional(),
-    grant_types: z.array(z.enum(GRANT_TYPES, { error: `grant_types may hold ${GRANT_TYPES.join(', ')}` })).min(1).optional(),
+    grant_types: z
+      .array(z.enum(GRANT_TYPES, { error: `grant_types may hold ${GRANT_TYPES.join(', ')}` }))
+      .min(1)
+      .optional(),
     token_endpoint_auth_method: z.enum(AUTH_METHODS, { error: `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}` }).optional(),
     scope: z.string({ error: 'scope must be a space-delimited string' }).max(500).optional(),
     application_type: z.enum(['web', 'native']).optional(),

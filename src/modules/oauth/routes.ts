@@ -65,7 +65,11 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       cors: 'public',
       clientAuthentication: true,
       advertiseAs: 'token_endpoint',
-      handler: async (input) => ({ status: 200, body: await exchangeToken(deps, omitEmpty(input.body as z.output<typeof TokenRequest>), header(input, 'authorization'), input.log), headers: NO_STORE }),
+      handler: async (input) => ({
+        status: 200,
+        body: await exchangeToken(deps, omitEmpty(input.body), header(input, 'authorization'), input.log),
+        headers: NO_STORE,
+      }),
     }),
     route({
       ...authorizeSpec,
@@ -115,7 +119,7 @@ export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
       clientAuthentication: true,
       advertiseAs: 'revocation_endpoint',
       async handler(input) {
-        const body = omitEmpty(input.body as z.output<typeof RevokeRequest>);
+        const body = omitEmpty(input.body);
         await revokeToken(deps, body.token, { authorization: header(input, 'authorization'), clientId: body.client_id, clientSecret: body.client_secret });
         return { status: 200, headers: NO_STORE };
       },

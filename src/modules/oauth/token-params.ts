@@ -2,10 +2,7 @@
 import * as z from 'zod';
 
 // A repeated parameter arrives as an array; RFC 6749 section 3.2 forbids repeats.
-const param = (name: string) =>
-  z
-    .string({ error: (issue) => (Array.isArray(issue.input) ? `${name} must not be repeated` : `${name} must be a string`) })
-    .optional();
+const param = (name: string) => z.string({ error: (issue) => (Array.isArray(issue.input) ? `${name} must not be repeated` : `${name} must be a string`) }).optional();
 
 // RFC 6749 section 3.2: unrecognized parameters are ignored, so the object is loose.
 export const TokenRequest = z
@@ -23,8 +20,7 @@ export const TokenRequest = z
       .union([z.string(), z.array(z.string())])
       .optional()
       .meta({
-        description:
-          'RFC 8707: the resource the token is for, as a protected-resource document names it: the API as a whole (the server\'s base URL, the default), {base}/api/contact or {base}/mcp.',
+        description: "RFC 8707: the resource the token is for, as a protected-resource document names it: the API as a whole (the server's base URL, the default), {base}/api/contact or {base}/mcp.",
       }),
   })
   .meta({ id: 'TokenRequest', examples: [{ grant_type: 'client_credentials', scope: 'contact:write', resource: 'https://api.example.com/api/contact' }] });

@@ -15,6 +15,10 @@ export const documented = (url: string, redirectUris: string[], grantTypes = ['a
 
 /** Rows of the authorization server's state: consents, codes, grants and tokens. */
 export async function oauthRows(api: TestApp): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select (select count(*) from oauth_consents) + (select count(*) from oauth_codes) + (select count(*) from oauth_grants) + (select count(*) from oauth_tokens) + (select count(*) from oauth_clients) as n`.execute(api.deps.db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select (select count(*) from oauth_consents) + (select count(*) from oauth_codes) + (select count(*) from oauth_grants) + (select count(*) from oauth_tokens) + (select count(*) from oauth_clients) as n`.execute(
+    api.deps.db,
+  );
   return Number(rows[0]!.n);
 }

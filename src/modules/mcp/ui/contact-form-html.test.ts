@@ -70,7 +70,7 @@ describe('the contact-form app document', () => {
     }
   });
 
-  it('is the shared contact form in an MCP App shell: the form\'s program and style, verbatim', () => {
+  it("is the shared contact form in an MCP App shell: the form's program and style, verbatim", () => {
     expect(html).toContain(FORM_SCRIPT);
     expect(html).toContain(FORM_STYLE);
   });
