@@ -1,16 +1,15 @@
 // Turnstile over HTTPS, as Cloudflare's siteverify is: the adapter's TLS path, against a loopback
 // server with a certificate made for the test, trusted by `portico serve` only through NODE_EXTRA_CA_CERTS.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { makeCertificate, OPENSSL } from '../support/smtp-tls.js';
 
-const OPENSSL = '/usr/bin/openssl';
 if (!existsSync(OPENSSL)) console.warn('SKIPPED test/contact/contact.turnstile-https.test.ts: /usr/bin/openssl is missing.');
 
 describe.skipIf(!existsSync(OPENSSL))('POST /api/contact with siteverify over HTTPS', () => {
@@ -42,33 +41,10 @@ describe.skipIf(!existsSync(OPENSSL))('POST /api/contact with siteverify over HT
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portico-siteverify-tls-'));
-    certPath = join(dir, 'cert.pem');
-    const keyPath = join(dir, 'key.pem');
     // A self-signed certificate for the loopback address the server listens on.
-    execFileSync(
-      OPENSSL,
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        keyPath,
-        '-out',
-        certPath,
-      ],
-      { stdio: 'ignore' },
-    );
-    siteverify = await startSiteverify('test-secret', { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') });
+    const certificate = await makeCertificate(dir, '127.0.0.1');
+    certPath = certificate.certPath;
+    siteverify = await startSiteverify('test-secret', { key: certificate.key, cert: certificate.cert });
     smtp = await startSmtpServer();
   }, 30_000);
 

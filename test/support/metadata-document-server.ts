@@ -1,13 +1,12 @@
 // A loopback HTTPS server that publishes client ID metadata documents as hosts do, and misbehaves as a
 // hostile or broken host would; its certificate is made for the test and trusted only where told.
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { OPENSSL } from './smtp-tls.js';
+import { makeCertificate } from './smtp-tls.js';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -43,32 +42,7 @@ export const clientDocument = (url: string, fields: Record<string, unknown> = {}
 export async function startDocumentServer(): Promise<DocumentServer> {
   const dir = await mkdtemp(join(tmpdir(), 'portico-cimd-'));
   // Valid for the loopback address and for the names tests resolve to it themselves (.test is reserved, RFC 6761).
-  const certPath = join(dir, 'cert.pem');
-  const keyPath = join(dir, 'key.pem');
-  execFileSync(
-    OPENSSL,
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:rebinding.test,DNS:metadata.hosted.test',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ],
-    { stdio: 'ignore' },
-  );
-  const [key, cert] = await Promise.all([readFile(keyPath, 'utf8'), readFile(certPath, 'utf8')]);
+  const { certPath, key, cert } = await makeCertificate(dir, '127.0.0.1', 'rebinding.test', 'metadata.hosted.test');
   const routes = new Map<string, Handler>();
   const hits: string[] = [];
   const server = createServer({ key, cert }, (request, response) => {

@@ -16,34 +16,16 @@ export interface Certificate {
   cert: string;
 }
 
-/** A self-signed certificate naming only `name` (an IP address or a DNS name), written to `dir`; trusted only where NODE_EXTRA_CA_CERTS lists it. */
-export async function makeCertificate(dir: string, name: string): Promise<Certificate> {
+/**
+ * A self-signed certificate for `name` and any `otherNames` (IP addresses or DNS names), written to `dir`;
+ * trusted only where NODE_EXTRA_CA_CERTS lists it.
+ */
+export async function makeCertificate(dir: string, name: string, ...otherNames: string[]): Promise<Certificate> {
   const certPath = join(dir, `${name}.cert.pem`);
   const keyPath = join(dir, `${name}.key.pem`);
-  const altName = isIP(name) ? `IP:${name}` : `DNS:${name}`;
-  execFileSync(
-    OPENSSL,
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      `subjectAltName=${altName}`,
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ],
-    { stdio: 'ignore' },
-  );
+  const altNames = [name, ...otherNames].map((n) => (isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(',');
+  const args = ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${name}`];
+  execFileSync(OPENSSL, [...args, '-addext', `subjectAltName=${altNames}`, '-keyout', keyPath, '-out', certPath], { stdio: 'ignore' });
   return { certPath, key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
 }
 
