@@ -75,6 +75,8 @@ async function main(): Promise<void> {
   const running: Running[] = [];
   const load = (server: Running, scenario: Scenario, connections: number, seconds: number) =>
     wrk({ url: server.url, request: scenario, connections, seconds, expectedStatus: scenario.expectedStatus, dir, cpus: CLIENT_CPUS });
+  // What every comparison beside the main table runs with.
+  const settings = (smtpUrl: string) => ({ dir, smtpUrl, cpus: SERVER_CPUS, logLevel: LOG_LEVEL, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load });
   const only = args.only?.split(',').filter(Boolean);
   try {
     const growthWord = only?.find((word) => word.startsWith('growth'));
@@ -84,20 +86,7 @@ async function main(): Promise<void> {
       if (!engines.length) throw new Error(`--only ${growthWord}: say growth, growth-sqlite or growth-postgres`);
       const sink = await startSmtpSink(CLIENT_CPUS);
       running.push(sink);
-      const ctx = {
-        dir,
-        cpus: SERVER_CPUS,
-        clientCpus: CLIENT_CPUS,
-        logLevel: LOG_LEVEL,
-        smtpUrl: sink.url,
-        rows: growthRows(QUICK),
-        rounds: ROUNDS,
-        seconds: SECONDS[50]!,
-        warmupSeconds: WARMUP_SECONDS,
-        running,
-        credentials,
-        load,
-      };
+      const ctx = { ...settings(sink.url), clientCpus: CLIENT_CPUS, rows: growthRows(QUICK) };
       return await growth(ctx, engines);
     }
     const sink = await startSmtpSink(CLIENT_CPUS);
@@ -158,19 +147,7 @@ async function main(): Promise<void> {
       }
     }
 
-    const pairs: PairContext = {
-      chosen,
-      dir,
-      smtpUrl: sink.url,
-      cpus: SERVER_CPUS,
-      logLevel: LOG_LEVEL,
-      rounds: ROUNDS,
-      seconds: SECONDS[50]!,
-      warmupSeconds: WARMUP_SECONDS,
-      running,
-      credentials,
-      load,
-    };
+    const pairs: PairContext = { ...settings(sink.url), chosen };
     const distributed = await compareDistributed(pairs);
     const scaleOut = await compareScaleOut(pairs);
     const metrics = await compareMetrics(pairs);
