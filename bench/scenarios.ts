@@ -1,6 +1,6 @@
 // The bench's scenarios: each with the ratio to the bare server it must reach at 50 connections, but
 // the two that send an e-mail: those are judged by the budget a person feels (CPU per inquiry, p99
-// latency), never by a throughput ratio (README, design notes on e-mail).
+// latency), never by a throughput ratio (docs/design.md, "E-mail goes out through nodemailer").
 import type { BenchRequest } from './wrk.js';
 
 export interface Scenario extends BenchRequest {

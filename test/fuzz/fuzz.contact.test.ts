@@ -38,7 +38,7 @@ const choice = (field: Field): fc.Arbitrary<Choice> =>
 const FIELD_NAMES = Object.keys(FIELDS) as Field[];
 const extraKey = fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_]{0,11}$/).filter((key) => !(FIELD_NAMES as string[]).includes(key) && key !== 'constructor');
 
-/** The contract's rules for a single-line and a multi-line text field (README, "POST /api/contact"). */
+/** The contract's rules for a single-line and a multi-line text field (docs/contact.md, "The body"). */
 // The name is checked once the white space around it is gone (String.prototype.trim, as the schema does).
 const nameIsValid = (raw: string) => {
   const value = raw.trim();

@@ -47,7 +47,7 @@ export function openDatabase(database: Database): Db {
   const sqlite = new SQLite(database.path);
   // WAL lets readers (CLI, /readyz) run beside the writer. NORMAL: a commit is in the WAL before the
   // answer, so a crashed or killed process loses nothing; only a power cut can lose the last commits,
-  // by which time an acknowledged inquiry's e-mail is already with the mail server (README, design notes).
+  // by which time an acknowledged inquiry's e-mail is already with the mail server (docs/design.md).
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
