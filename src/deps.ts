@@ -200,7 +200,7 @@ function createLogger(level: string, destination: pino.DestinationStream = stdou
   );
 }
 
-/** Lines are gathered before a write: a write a line would cost more than the line (docs/performance.md). */
+/** Lines are gathered before a write: a write a line would cost more than the line. */
 const LOG_BUFFER_BYTES = 1024;
 /** SonicBoom measures its whole pending string each time it appends a line: short ones keep that cheap. */
 const LOG_WRITE_BYTES = 2048;

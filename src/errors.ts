@@ -55,7 +55,7 @@ export class AppError extends Error implements Problem {
     readonly headers: Readonly<Record<string, string>> = NO_HEADERS,
     status?: number,
   ) {
-    // An answer, not a bug: nobody reads its stack, and capturing one was 5% of the 400 path's CPU.
+    // An answer, not a bug: nobody reads its stack, and capturing one is costly on a path refused often.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(description);
@@ -66,7 +66,7 @@ export class AppError extends Error implements Problem {
 
 /**
  * A request refused by validation: returned and answered at once, never thrown, so it is no Error.
- * Error's constructor cost 4k of the 400 path's 138k instructions even with no stack captured
+ * Error's constructor costs a noticeable part of a refusal even with no stack captured
  * (docs/performance.md, "Refusals"); AppError stays the one type that is thrown.
  */
 export class Refusal implements Problem {

@@ -24,7 +24,7 @@ export function toAppError(error: unknown): AppError {
 }
 
 // The code is a catalogue name ([a-z_]); only the description can need escaping. Built by hand, not by
-// JSON.stringify of an object: that took 5k of the 400 path's 138k instructions (docs/performance.md).
+// JSON.stringify of an object, which costs a noticeable part of a refusal (docs/performance.md, "Refusals").
 const errorBody = (problem: Problem) => `{"error":"${problem.code}","error_description":${jsonString(problem.description)},"ok":false}`;
 
 /** A JSON string (RFC 8259 section 7): copied as it is unless it holds a character JSON.stringify would escape. */

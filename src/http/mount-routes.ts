@@ -129,8 +129,7 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
 /**
  * The validated input, or the refusal to answer with. A refusal is returned, not thrown: a throw in
  * Node costs the message and location V8 records for it (a stack walk), and answering it went through
- * Fastify's error path as well; together about 10k of the 400 path's 174k instructions
- * (docs/performance.md, "Refusals").
+ * Fastify's error path as well (docs/performance.md, "Refusals").
  */
 function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | undefined): RequestInput<unknown> | Refusal {
   let body: unknown;

@@ -9,8 +9,7 @@ export interface Random {
 /**
  * A UUID version 7 (RFC 9562 section 5.7): 48 bits of Unix milliseconds, then 74 random bits. Keys
  * made of these sort by creation time, so new rows land together at the right edge of a B-tree
- * instead of on a random page each: measured on the token table, 37-60 us a row with random keys,
- * 13-15 us with time-ordered ones (docs/performance.md).
+ * instead of on a random page each (docs/design.md, "Time-ordered keys").
  */
 export function uuidV7(nowMs: number, random: Random): string {
   const bytes = random.bytes(16);
@@ -21,8 +20,8 @@ export function uuidV7(nowMs: number, random: Random): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-// One call to the CSPRNG per 8 KiB instead of per token: randomBytes(32) was 4% of the token
-// endpoint's profile. Every byte is handed out once.
+// One call to the CSPRNG per 8 KiB instead of one per token: a call's fixed cost (a Buffer, a call into
+// OpenSSL) is larger than that of its 32 bytes. Every byte is handed out once.
 const POOL_BYTES = 8192;
 let pool = randomBytes(POOL_BYTES);
 let offset = 0;

@@ -1,6 +1,6 @@
 // Development mail: each message written to `<dir>/<day>/<inquiry id>.eml` by nodemailer's composer,
-// instead of sent. A folder a day (UTC, from the UUID v7 id's time): a file made in a folder of 300k files
-// cost ext4 seven times what it costs in a small one, and the contact path makes one per inquiry.
+// instead of sent. A folder a day (UTC, from the UUID v7 id's time): ext4 makes a file in a folder of
+// hundreds of thousands far more slowly than in a small one, and the contact path makes one per inquiry.
 import { constants } from 'node:fs';
 import { access, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

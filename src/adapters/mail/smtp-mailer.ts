@@ -105,7 +105,7 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
         rejectUnauthorized: !smtp.tlsInsecure,
       },
       dkim: dkim && { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey },
-      // Formatting nodemailer's lines cost 5-10% of a message's CPU; they are made only when they are kept.
+      // Formatting nodemailer's lines is a real part of a message's cost: they are made only when they are kept.
       logger: log.isLevelEnabled?.('debug') === false ? false : nodemailerLogger(log),
     };
   }

@@ -66,7 +66,7 @@ const CACHED_STATEMENTS = 200;
 
 /**
  * Kysely prepares every query anew; the same query shapes recur (only parameters change), so their
- * prepared statements are kept. Measured on POST /oauth/token: preparing was 8% of the CPU profile.
+ * prepared statements are kept rather than prepared again for every request.
  */
 function withStatementCache(sqlite: SQLite.Database): SqliteDatabase & { prepare(text: string): SQLite.Statement } {
   const cache = new Map<string, SQLite.Statement>();

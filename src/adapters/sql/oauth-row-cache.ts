@@ -1,7 +1,6 @@
 // Active access tokens and clients held in memory on SQLite, so that a Bearer check or a client's
-// authentication needs no read transaction: each lookup (two fcntl locks and two b-tree searches,
-// 8.5 us alone on this machine) was 7-8% of the contact path's CPU and about a tenth of the token
-// endpoint's (docs/performance.md). An SQLite file has one serving process, so these rows change only
+// authentication needs no read transaction: each lookup (two fcntl locks and two b-tree searches) is a
+// large part of a cheap request (docs/design.md). An SQLite file has one serving process, so these rows change only
 // in this process or in another one on the same file (the CLI, an operator's sqlite3): this
 // process's writes that can end a token or a client empty the cache, and another connection's
 // commits are seen through PRAGMA data_version, read again once a millisecond has passed.
@@ -11,8 +10,8 @@ import type { DirectSqlite } from './sqlite-direct.js';
 // A bound on memory, not a working set: a node sees a few live tokens per active client.
 const MAX_ROWS = 10_000;
 // How stale the view of other processes' commits may be. RFC 7009 section 2.2 allows for "a
-// propagation delay" and asks implementations to "minimize that window"; under load a read a
-// millisecond serves several requests (3.5 us each read, against 8.5 us a lookup).
+// propagation delay" and asks implementations to "minimize that window"; under load one read a
+// millisecond serves several requests, each of which would otherwise make a lookup of its own.
 const RECHECK_AFTER_MS = 1;
 
 export interface OAuthRowCache {

@@ -22,7 +22,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
   };
 
   // The three statements on the token endpoint's and the Bearer check's hot path are raw SQL: Kysely's
-  // query builder and compiler were 10% of the token endpoint's profile (docs/performance.md).
+  // query builder and compiler would cost more than the statements themselves (docs/design.md).
   // One statement text whatever the batch's size (unnest of one array a column), and a token is written
   // only while its registered client exists: the key-share lock on the client's row makes a concurrent
   // deleteClient (which deletes that row first) wait for this insert, or this insert see the deletion.

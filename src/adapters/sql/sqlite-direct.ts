@@ -1,5 +1,5 @@
 // The hot statements on SQLite, run on better-sqlite3 itself: Kysely's builder, compiler and
-// connection hand-off cost more than the statement (docs/performance.md, "SQLite hot path").
+// connection hand-off cost more than the statement (docs/performance.md, "SQLite's hot path").
 // Both stores keep their Kysely statements for PostgreSQL and for everything off the hot path.
 import type SQLite from 'better-sqlite3';
 import type { Db } from './schema.js';
@@ -63,11 +63,11 @@ const BUSY_WAIT_MS = 5_000;
 const BUSY_RETRY_MS = 1;
 
 // A commit appends every page it touched to the WAL: many small writes in one commit touch the same
-// few pages. Measured on the token table: 35 us a row committed alone, 8 us in commits of 50.
+// few pages, so a row costs a fraction of what it costs committed alone.
 const MAX_WRITES_PER_COMMIT = 500;
 // Under concurrent load (the last commit carried more than one write), commits come at most this
-// often and the writes of the interval share one: the contact endpoint's commits carried 5 writes
-// and cost 40% more CPU a request (docs/performance.md). One writer at a time commits at once.
+// often and the writes of the interval share one, whose cost hardly depends on how many it carries
+// (docs/performance.md, "SQLite's hot path"). One writer at a time commits at once.
 const MIN_COMMIT_INTERVAL_MS = 1;
 
 function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {

@@ -19,7 +19,7 @@ export function cachedDocument(build: () => string, contentType: string): Cached
   const prepare = () => {
     if (cached) return cached;
     // A string, not bytes: node:http then writes the head and the body in one write() (a Buffer body
-    // goes out with writev, measurably slower for these small documents; docs/performance.md).
+    // goes out as a second chunk through writev, slower for these small documents).
     const body = build();
     const etag = strongEtag(body);
     const headers = { etag, 'cache-control': CACHE_CONTROL };

@@ -12,8 +12,8 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
   let built: object | undefined;
   const document = () => (built ??= buildOpenApi(allRoutes(), settings));
   const json = cachedDocument(() => JSON.stringify(document()), 'application/json; charset=utf-8');
-  // Not at start: loading `yaml` and serializing the document with it took about a seventh of the time
-  // to the first /healthz (docs/performance.md, "Start"), for a path few clients ask for.
+  // Not at start: loading `yaml` and serializing the document with it would delay the first /healthz
+  // (docs/performance.md, "Start") for a path few clients ask for.
   let yaml: Promise<CachedDocument> | undefined;
   const yamlDocument = () => (yaml ??= import('yaml').then(({ stringify }) => cachedDocument(() => stringify(document(), { aliasDuplicateObjects: false }), 'application/yaml; charset=utf-8')));
   const jsonRoute = (path: string, operationId: string) =>

@@ -16,7 +16,7 @@ export const newToken = (random: Random, nowMs: number) => `${nowMs.toString(16)
  * The key a token is stored and looked up under: its time prefix in clear, then the SHA-256 of the
  * whole token. Only the hash of the secret is stored (D4); the prefix orders inserts by time, so a
  * commit of many tokens touches a few B-tree pages at the right edge instead of one random page each
- * (docs/performance.md). Any presented string maps to a key; a forged one simply matches nothing.
+ * (docs/design.md, "Time-ordered keys"). Any presented string maps to a key; a forged one simply matches nothing.
  */
 export const tokenKey = (token: string) => `${token.slice(0, TIME_PREFIX)}${sha256(token)}`;
 
@@ -26,7 +26,7 @@ const TIME_PREFIX = 12;
 export const newClientId = (random: Random) => random.bytes(16).toString('base64url');
 
 // A fast hash suffices: the inputs are 256-bit random, so there is nothing to brute-force. The one-shot
-// crypto.hash costs a third of createHash().update().digest() (0.24 against 0.8 us).
+// crypto.hash makes no Hash object, which createHash().update().digest() does for every token.
 export const sha256 = (value: string) => hash('sha256', value, 'hex');
 
 /** Compares a presented secret with a stored hash in constant time. */

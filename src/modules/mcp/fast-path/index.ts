@@ -1,7 +1,6 @@
 // Fast paths: two MCP requests answered beside the SDK rather than through it, because the SDK builds
-// a server, registers the tool and converts its schema to JSON Schema on every request, which held
-// tools/list at 0.04 of a bare handler and made up two thirds of a tools/call beside its e-mail
-// (docs/performance.md). They are optimisations, not behaviour: each takes only exactly shaped
+// a server, registers the tool and converts its schema to JSON Schema on every request, which cost
+// more than everything else such a request does but its e-mail (docs/design.md). They are optimisations, not behaviour: each takes only exactly shaped
 // requests (shape.ts) and answers byte for byte what the SDK answers, which
 // test/mcp/mcp.fast-path.test.ts holds for every shape it serves and refuses. Removing one is
 // deleting its file and its two lines in ../routes.ts; the SDK then answers those requests itself.
