@@ -49,6 +49,10 @@ export const HTTP_TIMEOUTS = {
   keepAliveMs: 72_000,
 };
 
+/**
+ * The Fastify instance with every route table, the rate limits, the error body and the access lines; it
+ * never listens. Its close() waits for every handler, even one whose client went away.
+ */
 export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS): Promise<FastifyInstance> {
   const { config } = deps;
   const trust = trustProxy(config.trustProxy);

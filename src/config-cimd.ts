@@ -15,6 +15,10 @@ export interface CimdSettings {
 
 type Read = (name: string) => string | undefined;
 
+/**
+ * The CIMD_* settings; by default documents are fetched from any host not denied, at public addresses only.
+ * A bad value goes to `fail`.
+ */
 export function parseCimd(read: Read, fail: Fail): CimdSettings {
   return {
     enabled: parseSwitch('CIMD', read('CIMD') ?? 'on', ['on', 'off'], fail) === 'on',

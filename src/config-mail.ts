@@ -55,6 +55,10 @@ type Read = (name: string) => string | undefined;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * The SMTP_*, DKIM_*, WEBHOOK_* and MAIL_* settings, reading the PEM files they name. In production SMTP_URL
+ * or WEBHOOK_URL is required; each bad value goes to `fail`.
+ */
 export function parseDelivery(read: Read, fail: Fail, production: boolean): DeliverySettings {
   const smtp = parseSmtp(read, fail);
   const webhook = parseWebhook(read, fail);
@@ -212,6 +216,7 @@ function parseDuration(name: string, raw: string, bounds: { minMs: number; maxMs
   return ms;
 }
 
+/** Whether a host name or bare address is loopback: localhost and its subdomains, 127.0.0.0/8 or ::1. */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');

@@ -12,6 +12,10 @@ export interface RetentionSettings {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * INQUIRY_RETENTION (365d by default) and SPAM_RETENTION (30d), `off` keeping everything. An inquiry
+ * retention shorter than MAIL_RETRY_FOR goes to `fail`: inquiries are kept while they are retried.
+ */
 export function parseRetention(read: (name: string) => string | undefined, retryForMs: number, fail: Fail): RetentionSettings {
   const inquiryMs = retention('INQUIRY_RETENTION', read('INQUIRY_RETENTION') ?? '365d', fail);
   // An inquiry is never deleted while its delivery is still being retried.

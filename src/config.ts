@@ -68,6 +68,10 @@ export const isTurnstileTestSecret = (secret: string) => /^[123]x0+AA$/.test(sec
 
 type Env = Record<string, string | undefined>;
 
+/**
+ * The environment as a frozen Config, with development defaults; it reads the PEM files the settings name.
+ * Throws one ConfigError naming every bad setting, so that one start reports them all.
+ */
 export function loadConfig(env: Env): Readonly<Config> {
   const read = (name: string): string | undefined => {
     const value = env[name]?.trim();

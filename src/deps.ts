@@ -76,6 +76,10 @@ export interface DepsOptions {
   metadataDocumentCa?: string;
 }
 
+/**
+ * Opens and migrates the database, builds every adapter the configuration asks for and waits for Redis's
+ * first connection attempt; close() releases them all, the database last.
+ */
 export async function buildDeps(config: Readonly<Config>, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? cryptoRandom;
@@ -171,6 +175,10 @@ function countedLimiter(limiter: RateLimiter, metrics: Metrics): RateLimiter {
 // draft-ietf-oauth-client-id-metadata-document: documents are small; 5 KB bounds what a fetch may hold.
 const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 
+/**
+ * The contact path's dependencies: `deps`, with the mail addresses, retry window and acknowledgement switch
+ * of its configuration, and its logger as `log`.
+ */
 export function contactDeps(deps: Deps): ContactDeps {
   const { appEnv, mailFrom, mailTo } = deps.config;
   return { ...deps, mail: { appEnv, mailFrom, mailTo }, retryForMs: deps.config.delivery.retryForMs, acknowledge: deps.config.delivery.acknowledge, log: deps.logger };

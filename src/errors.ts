@@ -81,4 +81,5 @@ export class Refusal implements Problem {
   }
 }
 
+/** An AppError invalid_request (400), to be thrown; a validation refusal that is returned is a Refusal. */
 export const invalidRequest = (description: string) => new AppError('invalid_request', description);

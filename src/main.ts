@@ -22,6 +22,10 @@ function deliveryChannels(config: Readonly<Config>): string[] {
   return [...(smtp ? ['smtp'] : webhook ? [] : ['outbox']), ...(webhook ? ['webhook'] : [])];
 }
 
+/**
+ * `portico serve`: builds the app, starts the background jobs and listens, metrics first. On SIGTERM or SIGINT
+ * it finishes the requests in flight, gives up deliveries still waiting, then closes the stores.
+ */
 export async function serve(config: Readonly<Config>): Promise<void> {
   const deps = await buildDeps(config);
   const app = await buildApp(deps);

@@ -14,6 +14,10 @@ export interface PublicOrigin {
   isAlias(host: string | undefined): boolean;
 }
 
+/**
+ * The Host values this server answers to: PUBLIC_URL's, and for a loopback one every loopback name on its
+ * port (D3).
+ */
 export function publicOrigin(publicUrl: string): PublicOrigin {
   const url = new URL(publicUrl);
   const own = url.host.toLowerCase();

@@ -4,6 +4,10 @@ import { publicOrigin } from '../public-origin.js';
 import { CliError, type Output } from './output.js';
 import { openToOthers } from './permissions.js';
 
+/**
+ * `portico check`: a line for the settings, the database and each channel reached (the webhook is never
+ * called). A mail channel that cannot be used throws CliError; a database that does not answer throws too.
+ */
 export async function check(deps: Deps, out: Output): Promise<void> {
   const { config } = deps;
   await deps.inquiries.ping();

@@ -5,6 +5,10 @@ import { CliError, type Output } from './output.js';
 
 const iso = (ms: number | null) => (ms === null ? 'never' : new Date(ms).toISOString());
 
+/**
+ * `portico clients list`: the newest clients as a table, or JSON lines without their secret hashes; CliError
+ * for a --limit that is not an integer of 1 or more.
+ */
 export async function listClients(deps: Deps, out: Output, options: { limit?: string; json?: boolean }): Promise<void> {
   const raw = options.limit ?? '100';
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new CliError(`--limit must be an integer >= 1 (got "${raw}")`);
@@ -21,6 +25,11 @@ export async function listClients(deps: Deps, out: Output, options: { limit?: st
   );
 }
 
+/**
+ * `portico clients revoke ID`: deletes the client with its codes, grants and tokens. A documented client
+ * (D13), which has no registration, loses its codes and tokens but may authorize again; CliError for an
+ * unknown ID.
+ */
 export async function revokeClient(deps: Deps, out: Output, clientId: string | undefined): Promise<void> {
   if (!clientId) throw new CliError('usage: portico clients revoke ID');
   const registered = await deps.oauth.deleteClient(clientId);

@@ -16,6 +16,10 @@ function field(value: string | number | null): string {
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
+/**
+ * Writes the header row at once, then one row per row() call; a field a spreadsheet would run as a formula
+ * is prefixed with '. end() writes nothing.
+ */
 export function csvWriter<T>(out: Output, columns: [string, (row: T) => string | number | null][]): { row(row: T): void; end(): void } {
   const line = (cells: (string | number | null)[]) => out.raw(`${cells.map(field).join(',')}\r\n`);
   line(columns.map(([name]) => name));

@@ -12,6 +12,10 @@ const STATUSES: readonly InquiryStatus[] = ['pending', 'sent', 'failed', 'spam']
 const DAY_MS = 86_400_000;
 const FORMATS = ['table', 'json', 'ndjson', 'csv'];
 
+/**
+ * `portico inquiries list`: the newest inquiries as a table, or streamed as JSON, NDJSON or CSV at the
+ * reader's pace. CliError for a bad --status, --limit or --format.
+ */
 export async function listInquiries(deps: Deps, out: Output, options: { status?: string; limit?: string; format?: string }): Promise<void> {
   const status = options.status as InquiryStatus | undefined;
   if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
@@ -46,6 +50,10 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   );
 }
 
+/**
+ * `portico inquiries resend`: one attempt for the inquiry on every channel that lacks it (all of them with
+ * --force), or for every failed one with --failed. CliError for spam, a sent one without --force, or a failure.
+ */
 export async function resendInquiry(deps: Deps, out: Output, id: string | undefined, options: { force?: boolean; failed?: boolean; since?: string }): Promise<void> {
   if (options.failed) {
     if (id !== undefined || options.force) throw new CliError('usage: portico inquiries resend --failed [--since DURATION] (no ID, no --force)');
@@ -105,6 +113,10 @@ function sinceMs(raw: string): number {
   return ms;
 }
 
+/**
+ * `portico inquiries purge --older-than DAYS`: deletes the inquiries received before then with their
+ * outbox copies; with --dry-run it only counts them.
+ */
 export async function purgeInquiries(deps: Deps, out: Output, options: { olderThan?: string; dryRun?: boolean }): Promise<void> {
   if (options.olderThan === undefined) throw new CliError('usage: portico inquiries purge --older-than DAYS [--dry-run]');
   const days = positiveInteger('--older-than', options.olderThan, 0);

@@ -34,6 +34,10 @@ export interface Destination {
   off?(event: 'drain' | 'close', listener: () => void): unknown;
 }
 
+/**
+ * An Output over a stream or a write function. json() and table() escape control characters, line() and
+ * raw() write text as given; drained() waits for a stream's 'drain' or 'close'.
+ */
 export function textOutput(destination: Destination | ((text: string) => unknown)): Output {
   const sink: Destination = typeof destination === 'function' ? { write: destination } : destination;
   const write = (text: string) => void sink.write(text);

@@ -37,6 +37,7 @@ function jsonString(value: string): string {
   return `"${value}"`;
 }
 
+/** Answers `problem` with its status and headers and the one error body (D9), never cached. */
 export function sendError(reply: FastifyReply, problem: Problem): FastifyReply {
   reply.code(problem.status);
   for (const name in problem.headers) reply.header(name, problem.headers[name]);

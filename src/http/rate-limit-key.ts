@@ -3,6 +3,10 @@
 import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
+/**
+ * An address as its rate-limit key: IPv4 as it is, IPv4-mapped IPv6 as IPv4, other IPv6 as its /64;
+ * a string that is no address, lower-cased.
+ */
 export function addressKey(ip: string): string {
   // The common case, answered without parsing: a rate-limited path meets it on every request.
   if (isIPv4(ip)) return ip;

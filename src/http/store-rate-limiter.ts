@@ -8,6 +8,10 @@ export interface CounterStore {
   incr(key: string, callback: (error: Error | null, counter: { current: number; ttl: number }) => void, windowMs: number, max: number): void;
 }
 
+/**
+ * A RateLimiter over the routes' counters, under the routes' keys, so an address's limit is its route's too.
+ * A limit turned off never throttles, and a store that fails lets the call through.
+ */
 export function storeRateLimiter(store: CounterStore, limits: RateLimits): RateLimiter {
   return {
     hit(name, subject) {

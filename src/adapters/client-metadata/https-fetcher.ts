@@ -31,6 +31,11 @@ export interface HttpsFetcherOptions {
 const systemResolve = (hostname: string) => dnsLookup(hostname, { all: true, order: 'verbatim' });
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
+/**
+ * Fetches client metadata documents; every refusal (a URL not https, a private address, a redirect, an
+ * answer not JSON or too large, the deadline) rejects with MetadataDocumentUnavailable. close() ends its
+ * sockets.
+ */
 export function httpsMetadataFetcher(options: HttpsFetcherOptions): ClientMetadataFetcher {
   const resolve = options.resolve ?? systemResolve;
   // Documents are fetched rarely (once per client per cache period): no keep-alive, a bound on sockets.

@@ -15,6 +15,10 @@ const ENCODED_WORD_LOOKALIKE = /(?:^|\s)=\?/;
 // RFC 2047 section 2: an encoded-word is at most 75 characters; 52 leaves room for the field name.
 const WORD_LENGTH = 52;
 
+/**
+ * The message as nodemailer's options. A subject or Reply-To name that mail clients would read as an
+ * RFC 2047 encoded-word is encoded whole, so that it shows as typed.
+ */
 export function nodemailerOptions(message: MailMessage): Mail.Options {
   const headers: Mail.Headers = { ...message.headers };
   const options: Mail.Options = {

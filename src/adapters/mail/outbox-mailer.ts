@@ -10,6 +10,11 @@ import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { nodemailerOptions } from './nodemailer-message.js';
 
+/**
+ * A Mailer that writes each message, DKIM-signed when `dkim` is given, to `<dir>/<day>/<inquiry id>.eml`,
+ * the owner's alone; a failed write rejects with MailDeliveryError. verify() makes `dir` and checks that
+ * it is writable.
+ */
 export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
   const composer = nodemailer.createTransport({
     streamTransport: true,

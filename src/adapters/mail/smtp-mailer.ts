@@ -23,6 +23,10 @@ export interface SmtpMailerOptions {
   log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; isLevelEnabled?(level: string): boolean };
 }
 
+/**
+ * A Mailer over nodemailer's SMTP pool: send() rejects with MailDeliveryError (permanent for a 5yz refusal)
+ * unless the relay takes the message within SMTP_SEND_DEADLINE_MS. abandon() gives up every send under way.
+ */
 export function smtpMailer(options: SmtpMailerOptions): Mailer {
   const { smtp } = options;
   const transport = nodemailer.createTransport(transportOptions(options));

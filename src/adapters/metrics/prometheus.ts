@@ -17,6 +17,10 @@ export interface PrometheusMetrics extends Metrics {
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/**
+ * The Metrics port as prom-client series, with HTTP requests by route template; the backlog gauges read the
+ * inquiry store at each scrape. Nothing is served until listen().
+ */
 export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog'>; clock: Clock }): PrometheusMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -71,6 +71,10 @@ type ScriptedPipeline = ReturnType<Redis['pipeline']> & {
   porticoRateLimitRead(key: string): void;
 };
 
+/**
+ * Counters in Redis for @fastify/rate-limit, counted in this node's memory whenever Redis does not answer
+ * in time, until it reconnects on its own. ioredis is loaded only here; ready() never rejects.
+ */
 export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
   const { logger, keyPrefix = DEFAULT_KEY_PREFIX, commandTimeoutMs = 250, maxReconnectDelayMs = 2_000 } = options;
   const connectTimeoutMs = Math.max(1_000, commandTimeoutMs * 4);

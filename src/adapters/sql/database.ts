@@ -31,6 +31,10 @@ function makeFolder(path: string): void {
   }
 }
 
+/**
+ * The Kysely instance for DATABASE_URL: a PostgreSQL pool, or SQLite in WAL mode, its folder and file made
+ * the owner's alone first (ConfigError when they cannot be). Migrations are left to the caller.
+ */
 export function openDatabase(database: Database): Db {
   if (database.engine === 'postgres') return openPostgres(database.url);
   if (database.path !== ':memory:') {

@@ -5,6 +5,10 @@ import type { Db } from './database.js';
 import { directSqlite, type DirectSqlite } from './sqlite-direct.js';
 import type { InquiriesTable, Tables } from './schema.js';
 
+/**
+ * InquiryStore over Kysely. On SQLite the contact path's writes and the deletions run as direct statements,
+ * committed in groups (sqlite-direct.ts).
+ */
 export function sqlInquiryStore(db: Db): InquiryStore {
   const store: InquiryStore = {
     // PostgreSQL's; SQLite inserts on its hot path below, against its partial unique index.

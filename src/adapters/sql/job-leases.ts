@@ -3,6 +3,7 @@
 import type { JobLeases } from '../../ports/job-leases.js';
 import type { Db } from './database.js';
 
+/** JobLeases over portico_job_leases: claim() answers whether `holder` took or kept the lease. */
 export function sqlJobLeases(db: Db): JobLeases {
   return {
     async claim(name, holder, now, until) {

@@ -6,6 +6,7 @@ import type { OAuthClientsTable, OAuthTokensTable } from './schema.js';
 
 export const TOKEN_COLUMNS_TEXT = 'token_hash, kind, grant_id, client_id, scope, resource, expires_at, state, previous_hash, used_at';
 
+/** The oauth_clients row of a client, its redirect URIs and grant types as JSON text. */
 export function clientToRow(client: Client) {
   return {
     client_id: client.clientId,
@@ -21,6 +22,7 @@ export function clientToRow(client: Client) {
   };
 }
 
+/** The client of an oauth_clients row; its JSON columns are parsed, so a corrupted row throws. */
 export function clientFromRow(row: Selectable<OAuthClientsTable>): Client {
   return {
     clientId: row.client_id,
@@ -36,6 +38,7 @@ export function clientFromRow(row: Selectable<OAuthClientsTable>): Client {
   };
 }
 
+/** The oauth_grants row of a grant being opened: not revoked. */
 export const grantToRow = (grant: { grantId: string; clientId: string; scope: string; resource: string; createdAt: number }) => ({
   grant_id: grant.grantId,
   client_id: grant.clientId,

@@ -15,6 +15,10 @@ const PURGE_BATCH = 500;
 
 const TOKEN_COLUMNS = sql.raw(TOKEN_COLUMNS_TEXT);
 
+/**
+ * OAuthStore over Kysely. On PostgreSQL clients are held in memory and token writes share commits; on SQLite
+ * the token endpoint's and the Bearer check's statements run directly (oauth-store-sqlite.ts).
+ */
 export function sqlOAuthStore(db: Db): OAuthStore {
   const revokeGrantIn = async (trx: Transaction<Tables>, grantId: string, now: number) => {
     await trx.updateTable('oauth_grants').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();

@@ -39,6 +39,10 @@ const unavailable = (error: unknown) => {
   return Object.assign(new AppError('store_unavailable', 'the database does not answer; retry shortly', { 'Retry-After': RETRY_AFTER_SECONDS }), { cause: error });
 };
 
+/**
+ * Kysely over a bounded `pg` pool, loaded only here. A database that cannot be reached answers AppError
+ * store_unavailable (503 with Retry-After), and a NUL in text invalid_request.
+ */
 export function openPostgres(url: string): Kysely<Tables> {
   // Loaded only here: a SQLite node never pays pg's memory (about 7 MB resident).
   const { Pool, types: pgTypes } = createRequire(import.meta.url)('pg') as typeof pg;

@@ -29,6 +29,10 @@ const MAX_CONNECTIONS = 16;
 // Its answers are a few hundred bytes; anything far larger is not one of them, and is not buffered.
 const MAX_ANSWER_BYTES = 16 * 1024;
 
+/**
+ * A HumanCheck over siteverify: a token fails when Cloudflare refuses it or names a host it may not be
+ * solved on. No usable answer, even after one retry, throws HumanCheckUnavailable: no verdict on the token.
+ */
 export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
   const url = new URL(options.verifyUrl);
   const https = url.protocol === 'https:';

@@ -9,6 +9,10 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 // The endpoint's answer is read only to free the connection: its status is what counts.
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/**
+ * A WebhookSender that POSTs each event to WEBHOOK_URL, signed at the attempt's time. An answer other than
+ * 2xx (a redirect is not followed), no answer in time or abandon() rejects with WebhookDeliveryError.
+ */
 export function standardWebhookSender(settings: WebhookSettings, clock: Clock): WebhookSender {
   // Aborted by abandon(): one inquiry a send, so a composed signal each is no cost that matters.
   const stopping = new AbortController();

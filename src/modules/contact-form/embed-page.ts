@@ -52,6 +52,10 @@ export function embedSnippet(publicUrl: string, script: EmbedScript): string {
   return `<script src="${publicUrl}${script.path}" integrity="${script.integrity}" crossorigin="anonymous" defer></script>\n<portico-contact-form></portico-contact-form>`;
 }
 
+/**
+ * GET /embed, with its style sheet and script: the snippet, CSP lines and reference for a site's developer
+ * and a live form, under a strict CSP that lets Cloudflare's widget in only when Turnstile is on.
+ */
 export function embedPageRoutes(settings: EmbedPageSettings): RouteSpec[] {
   const styles = asset('/embed/assets', 'embed-page', 'css', PAGE_STYLE);
   const script = asset('/embed/assets', 'embed-page', 'js', PAGE_SCRIPT);

@@ -18,12 +18,17 @@ export interface EmbedSettings {
 const SHARED = { 'cross-origin-resource-policy': 'cross-origin', 'x-content-type-options': 'nosniff' };
 const CONTENT_TYPE = 'text/javascript; charset=utf-8';
 
+/** The element's script with its digest-named path and its Subresource Integrity value (sha384). */
 export function embedScript(): EmbedScript & { body: Buffer } {
   const body = Buffer.from(contactFormElementScript(), 'utf8');
   const digest = createHash('sha256').update(body).digest('hex').slice(0, 16);
   return { body, path: `/embed/contact-form.${digest}.js`, integrity: `sha384-${createHash('sha384').update(body).digest('base64')}` };
 }
 
+/**
+ * The element's script under its stable name (cached an hour) and its digest name (immutable), and
+ * /embed/config.json, all readable from any origin; then the /embed page's routes.
+ */
 export function embedRoutes(settings: EmbedSettings): RouteSpec[] {
   const script = embedScript();
   const etag = strongEtag(script.body);

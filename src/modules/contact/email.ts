@@ -12,6 +12,10 @@ export interface InquiryMailSettings {
   mailTo: MailAddress;
 }
 
+/**
+ * The team's e-mail for an inquiry: From MAIL_FROM, Reply-To the submitter, labels in its locale (English for
+ * one this version lacks), [SANDBOX] before the subject in the sandbox, and one Message-ID for every attempt.
+ */
 export function composeInquiryEmail(inquiry: NewInquiry, settings: InquiryMailSettings): MailMessage {
   // A stored locale may be one this version no longer speaks.
   const words = (TEAM_EMAIL as Partial<Record<string, (typeof TEAM_EMAIL)[Locale]>>)[inquiry.locale] ?? TEAM_EMAIL.en;

@@ -6,6 +6,10 @@ import { submitInquiry, type ContactDeps } from './submit.js';
 
 export const CONTACT_SCOPE = 'contact:write';
 
+/**
+ * POST /api/contact: a Bearer token with contact:write is optional, and without one the human check applies.
+ * 200 once some channel has the inquiry; 502 delivery_failed when none took it.
+ */
 export function contactRoutes(deps: ContactDeps): RouteSpec[] {
   return [
     route<ContactRequest>({
@@ -51,6 +55,10 @@ export function contactRoutes(deps: ContactDeps): RouteSpec[] {
   ];
 }
 
+/**
+ * The Idempotency-Key header's value, undefined without one; AppError invalid_request when it is repeated
+ * or not 1-255 printable ASCII characters.
+ */
 export function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined;
   const parsed = IdempotencyKey.safeParse(value);

@@ -30,6 +30,11 @@ export interface Submission {
 
 const HUMAN_CHECK_RETRY_AFTER_SECONDS = '10';
 
+/**
+ * Stores and delivers one inquiry: a filled honeypot is kept as spam and sends nothing, a known
+ * Idempotency-Key answers for its stored inquiry, and an anonymous sender passes the human check first.
+ * Refusals throw AppError.
+ */
 export async function submitInquiry(deps: ContactDeps, submission: Submission): Promise<void> {
   const { request } = submission;
   const inquiry = newInquiry(deps, submission);

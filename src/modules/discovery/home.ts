@@ -19,6 +19,7 @@ function wantsHtml(accept: string | string[] | undefined): boolean {
   return html !== -1 && (json === -1 || html < json);
 }
 
+/** GET / as JSON links, or a small HTML page when Accept prefers text/html; GET /docs/ sends on to /docs. */
 export function homeRoutes(publicUrl: string): RouteSpec[] {
   const links: Record<string, [string, string]> = {
     docs: [`${publicUrl}/docs`, 'The API reference'],

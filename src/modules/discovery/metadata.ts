@@ -22,6 +22,10 @@ export interface AuthorizationServerFeatures {
   clientIdMetadataDocuments: boolean;
 }
 
+/**
+ * The RFC 8414 document: the endpoints the routes advertise (`advertiseAs`), and
+ * client_id_metadata_document_supported only when CIMD is on.
+ */
 export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer: string, features: AuthorizationServerFeatures): object {
   const endpoints = Object.fromEntries(routes.filter((r) => r.advertiseAs).map((r) => [r.advertiseAs, `${issuer}${r.path}`])) as Record<string, string>;
   return {
@@ -43,6 +47,10 @@ export function authorizationServerMetadata(routes: readonly RouteSpec[], issuer
   };
 }
 
+/**
+ * The RFC 8414 document and the RFC 9728 ones (the API's, and one per protected route), with ETags. The
+ * protected routes must be in `routes()` when this is called; the RFC 8414 one reads it again when prepared.
+ */
 export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: string, features: AuthorizationServerFeatures): RouteSpec[] {
   const documentRoute = (path: string, operationId: string, summary: string, build: () => object) => {
     const document = cachedDocument(() => JSON.stringify(build()), 'application/json; charset=utf-8');

@@ -39,6 +39,10 @@ const HEADER_DOCS: Record<string, { description: string; schema: object }> = {
   Location: { description: 'Where the browser goes next.', schema: { type: 'string', format: 'uri' } },
 };
 
+/**
+ * The OpenAPI 3.1.0 document of every route not hidden: named schemas as components, each route's errors
+ * with the catalogue's meanings, and the CORS preflights.
+ */
 export function buildOpenApi(routes: readonly RouteSpec[], settings: OpenApiSettings): object {
   const components: Record<string, object> = {};
   // Named schemas (meta id) become components; Zod emits them as $defs, which move there too.

@@ -24,6 +24,7 @@ const namespaceOf = (publicUrl: string) =>
     .join('.')
     .replace(/[^a-zA-Z0-9.-]/g, '-');
 
+/** The server card: named in the reverse-DNS namespace of PUBLIC_URL's host, pointing at its /mcp endpoint. */
 export function serverCard(publicUrl: string): object {
   return {
     $schema: SCHEMA,
@@ -42,6 +43,10 @@ export function aiCatalog(publicUrl: string): object {
   return { specVersion: '1.0', entries: [{ identifier: `urn:air:${host}:mcp:portico`, type: CARD_MEDIA_TYPE, url: `${publicUrl}${CARD_PATH}` }] };
 }
 
+/**
+ * The server card at /mcp/server-card and at /.well-known/mcp/server-card.json, and the AI Catalog that
+ * lists it; each with an ETag, readable from any origin.
+ */
 export function serverCardRoutes(publicUrl: string): RouteSpec[] {
   const cardJson = () => JSON.stringify(serverCard(publicUrl));
   const documentRoute = (path: string, operationId: string, summary: string, mediaType: string, schema: z.ZodType, build: () => string) => {

@@ -46,6 +46,10 @@ function negotiate(copies: { encoding: string; body: Buffer }[], acceptEncoding:
 
 const ASSET_CACHE_CONTROL = 'public, max-age=86400, immutable';
 
+/**
+ * A script or style sheet named `<folder>/<stem>.<digest>.<extension>`, so that it may be cached as
+ * immutable; assetRoute serves it.
+ */
 export function asset(folder: string, stem: string, extension: 'js' | 'css', text: string): Asset {
   const body = Buffer.from(text, 'utf8');
   const digest = createHash('sha256').update(body).digest();

@@ -10,6 +10,10 @@ export interface HealthDeps {
 
 const Status = z.object({ status: z.string() }).meta({ id: 'HealthStatus', examples: [{ status: 'ok' }] });
 
+/**
+ * GET /healthz, 200 whenever the process answers, and GET /readyz, 503 not_ready naming the first probe
+ * that throws.
+ */
 export function healthRoutes(deps: HealthDeps): RouteSpec[] {
   return [
     route({

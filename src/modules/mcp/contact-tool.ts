@@ -33,6 +33,10 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/**
+ * The contact_service tool's callback: `args` checked against ContactToolInput, then sendContactTool.
+ * A refusal (bad arguments, a quota, any AppError) is a result with isError, never thrown.
+ */
 export async function callContactTool(deps: ContactDeps, args: unknown, caller: Caller): Promise<ToolResult> {
   const parsed = ContactToolInput.safeParse(args);
   if (!parsed.success) {

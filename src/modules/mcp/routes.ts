@@ -29,6 +29,10 @@ const JsonRpcError = z
   })
   .meta({ id: 'JsonRpcError', description: 'A JSON-RPC 2.0 error response.' });
 
+/**
+ * POST /mcp: refuses a Host or Origin not allowed (D3) and batches, answers tools/list and contact_service
+ * calls on fast paths and the rest through the SDK, always as JSON (D1).
+ */
 export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteSpec[] {
   const handler = createPorticoMcpHandler(deps);
   const toolsList = toolsListCache(handler.fetch, `${settings.publicUrl}/mcp`);

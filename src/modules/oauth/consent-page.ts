@@ -79,6 +79,10 @@ export interface ConsentView {
   nonce: string;
 }
 
+/**
+ * The consent page: the client (its document's host first, for a documented one), the scopes and where it
+ * returns to, every value escaped; its form posts the decision to /oauth/authorize.
+ */
 export function consentPage(view: ConsentView): HtmlPage {
   const { words } = view;
   const client = `<strong>${escapeHtml(view.clientName ?? words.unnamed)}</strong>`;

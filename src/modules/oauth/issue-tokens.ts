@@ -31,6 +31,10 @@ export interface Mint {
   previousRefreshHash?: string;
 }
 
+/**
+ * New tokens for a grant, an access token and with `withRefresh` a refresh token: the response (RFC 6749
+ * section 5.1) and the rows for the caller to store. Nothing is stored here.
+ */
 export function mintTokens(deps: OAuthDeps, mint: Mint): { response: TokenResponse; rows: Token[] } {
   const now = deps.clock.now();
   const scope = formatScope(mint.scopes);

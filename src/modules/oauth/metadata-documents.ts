@@ -35,6 +35,11 @@ interface Entry {
   expiresAt: number;
 }
 
+/**
+ * Clients by their metadata document URL, fetched once for concurrent callers and cached within bounds.
+ * A denied host, a failed fetch or a document that describes no client throws invalid_client; failures are
+ * not cached.
+ */
 export function metadataDocuments(fetcher: ClientMetadataFetcher, clock: Clock, policy: MetadataDocumentPolicy): MetadataDocuments {
   const cache = new Map<string, Entry>();
   // Concurrent requests for one document share one fetch.

@@ -62,6 +62,10 @@ export const ClientRegistrationResponse = z
 
 const invalidMetadata = (description: string) => new AppError('invalid_client_metadata', description);
 
+/**
+ * Stores a new client with the RFC 7591 section 2 defaults and returns its credentials, the secret in clear
+ * this once. Inconsistent metadata throws invalid_client_metadata or invalid_redirect_uri.
+ */
 export async function registerClient(deps: OAuthDeps, request: ClientRegistrationRequest): Promise<z.output<typeof ClientRegistrationResponse>> {
   // RFC 7591 section 2 defaults.
   const grantTypes = [...new Set(request.grant_types ?? ['authorization_code'])];

@@ -4,6 +4,10 @@ import { authenticateClient, type PresentedCredentials } from './client-auth.js'
 import type { OAuthDeps } from './oauth-deps.js';
 import { tokenKey } from './secrets.js';
 
+/**
+ * Authenticates the client, then revokes its token; a refresh token takes its whole grant with it. A token
+ * unknown or another client's changes nothing and is no error (RFC 7009 section 2.2).
+ */
 export async function revokeToken(deps: OAuthDeps, token: string | undefined, credentials: PresentedCredentials): Promise<void> {
   const client = await authenticateClient(deps, credentials);
   if (!token) throw invalidRequest('token is required');

@@ -31,6 +31,10 @@ const HTML = { description: 'The consent page (HTML), or an error page when the 
 const ERROR_PAGE = (when: string) => ({ description: `An error page (HTML), never a redirect: ${when}.`, contentType: 'text/html', schema: z.string() });
 const REDIRECT = { description: 'Back to the client with `code` or `error`, `state` and `iss` (RFC 9207).', headers: ['Location'] };
 
+/**
+ * The authorization server's routes: /oauth/register, /oauth/token, /oauth/authorize (GET, and POST for
+ * the consent decision) and /oauth/revoke, each advertised in the RFC 8414 metadata.
+ */
 export function oauthRoutes(deps: OAuthDeps): RouteSpec[] {
   const authorizeSpec = { path: '/oauth/authorize', tags: ['oauth'], limit: 'authorize', advertiseAs: 'authorization_endpoint' } as const;
   return [

@@ -23,6 +23,11 @@ const GRANTS: Readonly<Record<string, Grant>> = {
 // Recording every use would write on every token request; an hour's precision is enough for D6 pruning.
 const TOUCH_INTERVAL_MS = 3_600_000;
 
+/**
+ * The token endpoint (RFC 6749 section 3.2): authenticates the client, checks it is registered for the grant
+ * type and runs that grant; refusals throw AppError. A registered client's last use is written at most once
+ * per TOUCH_INTERVAL_MS.
+ */
 export async function exchangeToken(deps: OAuthDeps, params: TokenParams, authorization: string | undefined, log: RequestLog): Promise<TokenResponse> {
   if (!params.grant_type) throw invalidRequest('grant_type is required');
   const grant = Object.hasOwn(GRANTS, params.grant_type) ? GRANTS[params.grant_type] : undefined;

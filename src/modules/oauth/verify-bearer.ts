@@ -4,6 +4,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { tokenKey } from './secrets.js';
 
+/** A TokenVerifier over the store: undefined for a token unknown, not an access token, revoked or expired. */
 export function storedTokenVerifier(store: OAuthStore, clock: Clock): TokenVerifier {
   return {
     async verify(token) {

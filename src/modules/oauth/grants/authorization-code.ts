@@ -13,6 +13,10 @@ import type { TokenParams } from '../token-params.js';
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 const invalidGrant = (description: string) => new AppError('invalid_grant', description);
 
+/**
+ * Exchanges a code and its PKCE verifier (RFC 6749 section 4.1.3, RFC 7636 section 4.6). The code is spent
+ * first, whatever fails after; one presented twice revokes its grant's tokens. Refusals throw AppError.
+ */
 export async function authorizationCodeGrant(deps: OAuthDeps, client: Client, params: TokenParams, log: RequestLog): Promise<TokenResponse> {
   if (!params.code) throw invalidRequest('code is required');
   if (!params.redirect_uri) throw invalidRequest('redirect_uri is required');

@@ -7,6 +7,10 @@ import { grantedScopes, mintTokens, resolveResource, type TokenResponse } from '
 import type { OAuthDeps } from '../oauth-deps.js';
 import type { TokenParams } from '../token-params.js';
 
+/**
+ * An access token for a confidential client acting for itself (RFC 6749 section 4.4), never a refresh
+ * token; a public client is refused (unauthorized_client), and the scope must lie within the client's.
+ */
 export async function clientCredentialsGrant(deps: OAuthDeps, client: Client, params: TokenParams): Promise<TokenResponse> {
   if (client.secretHash === null) throw new AppError('unauthorized_client', 'public clients cannot use client_credentials');
   const scopes = grantedScopes(params.scope, client.scope);

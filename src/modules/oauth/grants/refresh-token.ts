@@ -9,6 +9,10 @@ import type { TokenParams } from '../token-params.js';
 
 const invalidGrant = (description: string) => new AppError('invalid_grant', description);
 
+/**
+ * Rotates a refresh token (RFC 6749 section 6, D4): the scope may narrow but never widen, and an older token
+ * of the chain presented again revokes the whole grant (RFC 9700 section 4.14.2). Refusals throw AppError.
+ */
 export async function refreshTokenGrant(deps: OAuthDeps, client: Client, params: TokenParams, log: RequestLog): Promise<TokenResponse> {
   if (!params.refresh_token) throw invalidRequest('refresh_token is required');
   const now = deps.clock.now();
