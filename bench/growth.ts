@@ -2,21 +2,19 @@
 // copies, 1M tokens) against an empty one, in the same run, on SQLite and on PostgreSQL: the token and
 // contact rates and p99, then the memory of listing and purging every inquiry, and the p99 of the
 // requests served while the node's retention job runs inside it and while the purge runs beside it.
-import { execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Database } from '../src/config.js';
 import { freshPostgresDatabase } from './distributed.js';
 import { fill } from './fill.js';
 import { openDatabase, type Db } from '../src/adapters/sql/database.js';
 import { median, summarize, type PairContext, type Summary } from './pairs.js';
 import { scenarios } from './scenarios.js';
-import { startFlags, startPortico } from './servers.js';
+import { startPortico } from './servers.js';
+import { runCli } from './cli-run.js';
 import type { Load } from './wrk.js';
 
-const ROOT = join(import.meta.dirname, '..');
 /** A year of a busy site; `--quick` (CI) proves the harness on a tenth of it. */
 export const growthRows = (quick: boolean) => Number(process.env.BENCH_GROWTH_ROWS ?? (quick ? 100_000 : 1_000_000));
 const SCENARIOS = ['POST /oauth/token (client_credentials, Basic)', 'POST /api/contact (Bearer contact:write)'];
@@ -24,9 +22,13 @@ const SCENARIOS = ['POST /oauth/token (client_credentials, Basic)', 'POST /api/c
 const MIN_RATE_RATIO = 0.85;
 const MAX_P99_RATIO = 2;
 const PURGE_LIMIT_MB = 200;
-// While inquiries are deleted beside them, the served requests' p99 in the median second stays within
-// a quarter of what it was: a deletion that holds the database (or the event loop) shows well above it.
+// While inquiries are deleted, the served requests' p99 in the median second stays within a quarter of
+// what it was: a deletion that holds the database (or the event loop) shows well above it. The load is
+// steady at a quarter of the node's token rate, as a busy site's is: at saturation, any work the node does
+// beside its requests lengthens their queue whether or not it ever holds the database.
 const MAX_P99_WHILE_DELETING = 1.25;
+const PACED_SHARE = 0.25;
+const PACED_CONNECTIONS = 50;
 const DAY_MS = 86_400_000;
 /** The fill spreads inquiries over 360 days: the retention job deletes the oldest month of them. */
 const RETENTION_DAYS = 330;
@@ -60,11 +62,13 @@ export interface GrowthReport {
   purge: { output: string; seconds: number; peakMb: number; outboxLeft: number } & P99During;
 }
 
-/** The token endpoint's p99 in each second of a deletion: the worst second and the median one, and before it. */
+/** The token endpoint's p99 under a steady load in each second of a deletion: the worst second and the median one, and before it. */
 export interface P99During {
   p99DuringMs: number;
   p99MedianDuringMs: number;
   p99BeforeMs: number;
+  /** The paced load's rate while the deletion ran. */
+  pacedReqPerSec: number;
 }
 
 /** A database for each node: SQLite files in their folders, or PostgreSQL databases made by `database`. */
@@ -119,17 +123,28 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
 
   // The token endpoint writes a row a request: the deletions, in the same database, compete with it.
   const token = fullSide.scenarios.find((s) => s.name === SCENARIOS[0])!;
-  const before = rows[0]!.full.p99Ms;
+  const pacedRate = PACED_SHARE * rows[0]!.full.reqPerSec;
+  const pauseMs = (PACED_CONNECTIONS / pacedRate) * 1000;
+  const paced = (seconds: number) => ctx.load(fullSide.server, token, PACED_CONNECTIONS, seconds, pauseMs);
+  const slices = async (count: number) => {
+    const loads: Load[] = [];
+    for (let i = 0; i < count; i++) loads.push(await paced(1));
+    return loads;
+  };
+  await paced(1);
+  const beforeSlices = await slices(5);
+  const before = median(beforeSlices.map((l) => l.p99Ms));
+  process.stderr.write(`token load paced at ${median(beforeSlices.map((l) => l.reqPerSec)).toFixed(0)}/s: p99 ${before.toFixed(1)} ms\n`);
   const p99While = async (task: Promise<unknown>) => {
     let done = false;
     void task.finally(() => (done = true)).catch(() => {});
     const during: Load[] = [];
-    while (!done) during.push(await ctx.load(fullSide.server, token, 50, 1));
-    return { p99DuringMs: Math.max(...during.map((l) => l.p99Ms)), p99MedianDuringMs: median(during.map((l) => l.p99Ms)), p99BeforeMs: before };
+    while (!done) during.push(await paced(1));
+    return { p99DuringMs: Math.max(...during.map((l) => l.p99Ms)), p99MedianDuringMs: median(during.map((l) => l.p99Ms)), p99BeforeMs: before, pacedReqPerSec: median(during.map((l) => l.reqPerSec)) };
   };
 
   // The retention job inside the serving node: restarted with INQUIRY_RETENTION, it deletes the oldest month at once.
-  process.stderr.write(`retention in the node (${engine}) under token load... `);
+  process.stderr.write(`retention in the node (${engine}) under a steady token load... `);
   await fullSide.server.close();
   ctx.running.splice(ctx.running.indexOf(fullSide.server), 1);
   const cutoff = Date.now() - RETENTION_DAYS * DAY_MS;
@@ -149,7 +164,7 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
     `${retention.deleted} deleted in ${retention.seconds.toFixed(1)} s, token p99 ${retention.p99MedianDuringMs.toFixed(1)} ms in the median second, ${retention.p99DuringMs.toFixed(1)} in the worst (${before.toFixed(1)} before)\n`,
   );
 
-  process.stderr.write(`purging every inquiry (${engine}) under token load... `);
+  process.stderr.write(`purging every inquiry (${engine}) under a steady token load... `);
   const purging = cli(['inquiries', 'purge', '--older-than', '0']);
   const during = await p99While(purging);
   const purged = await purging;
@@ -190,36 +205,6 @@ const olderThan = async (db: Db, cutoff: number) =>
 
 const databaseUrl = (database: Database) => (database.engine === 'sqlite' ? `sqlite:${database.path}` : database.url);
 
-/**
- * `portico ARGS` as an operator runs it, with its peak resident memory (GNU time's %M); stdout is counted,
- * not kept. It runs on wrk's cores: what the served requests feel is then the database, not a stolen CPU.
- */
-async function runCli(args: string[], cwd: string, env: Record<string, string>, cpus: string): Promise<{ lines: number; output: string; seconds: number; peakMb: number }> {
-  const started = performance.now();
-  // With the V8 flags of the bin's first line, as `portico` runs.
-  const child = spawn('taskset', ['-c', cpus, '/usr/bin/time', '-f', 'PEAK_KB %M', process.execPath, ...(await startFlags()), join(ROOT, 'dist', 'cli.js'), ...args], {
-    cwd,
-    // The commands' own logs would mix with what they print (the NDJSON counted here).
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let lines = 0;
-  let last = '';
-  const counting = (async () => {
-    for await (const line of createInterface({ input: child.stdout! })) {
-      lines++;
-      last = line;
-    }
-  })();
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number];
-  await counting;
-  const peak = /PEAK_KB (\d+)/.exec(stderr);
-  if (code !== 0 || !peak) throw new Error(`portico ${args.join(' ')} exited ${code}: ${stderr}`);
-  return { lines, output: last, seconds: (performance.now() - started) / 1000, peakMb: Number(peak[1]) / 1024 };
-}
-
 /** The misses against the bars, one line each. */
 export function growthMisses(report: GrowthReport): string[] {
   const at = `growth (${report.engine}, ${report.rows} rows)`;
@@ -252,10 +237,10 @@ export function printGrowth(report: GrowthReport): void {
   }
   process.stdout.write(`\ninquiries list --format ndjson: ${list.lines} lines in ${list.seconds.toFixed(1)} s, peak RSS ${list.peakMb.toFixed(0)} MB (bar: < ${LIST_LIMIT_MB})\n`);
   process.stdout.write(
-    `the retention job in the node (INQUIRY_RETENTION=${RETENTION_DAYS}d): ${retention.deleted} inquiries in ${retention.seconds.toFixed(1)} s; token p99 meanwhile ${retention.p99MedianDuringMs.toFixed(1)} ms in the median second (bar: <= ${MAX_P99_WHILE_DELETING} x ${retention.p99BeforeMs.toFixed(1)} before), ${retention.p99DuringMs.toFixed(1)} ms in the worst\n`,
+    `the retention job in the node (INQUIRY_RETENTION=${RETENTION_DAYS}d): ${retention.deleted} inquiries in ${retention.seconds.toFixed(1)} s; token p99 meanwhile (steady load, ${retention.pacedReqPerSec.toFixed(0)}/s) ${retention.p99MedianDuringMs.toFixed(1)} ms in the median second (bar: <= ${MAX_P99_WHILE_DELETING} x ${retention.p99BeforeMs.toFixed(1)} before), ${retention.p99DuringMs.toFixed(1)} ms in the worst\n`,
   );
   process.stdout.write(
-    `inquiries purge --older-than 0: "${purge.output}" in ${purge.seconds.toFixed(1)} s, peak RSS ${purge.peakMb.toFixed(0)} MB (bar: < ${PURGE_LIMIT_MB}), ${purge.outboxLeft} outbox files left; token p99 while it ran ${purge.p99MedianDuringMs.toFixed(1)} ms in the median second (bar: <= ${MAX_P99_WHILE_DELETING} x ${purge.p99BeforeMs.toFixed(1)} before), ${purge.p99DuringMs.toFixed(1)} ms in the worst\n`,
+    `inquiries purge --older-than 0: "${purge.output}" in ${purge.seconds.toFixed(1)} s, peak RSS ${purge.peakMb.toFixed(0)} MB (bar: < ${PURGE_LIMIT_MB}), ${purge.outboxLeft} outbox files left; token p99 while it ran (steady load, ${purge.pacedReqPerSec.toFixed(0)}/s) ${purge.p99MedianDuringMs.toFixed(1)} ms in the median second (bar: <= ${MAX_P99_WHILE_DELETING} x ${purge.p99BeforeMs.toFixed(1)} before), ${purge.p99DuringMs.toFixed(1)} ms in the worst\n`,
   );
 }
 

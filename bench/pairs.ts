@@ -53,7 +53,8 @@ export interface PairContext {
   warmupSeconds: number;
   running: Running[];
   credentials: (baseUrl: string) => Promise<Credentials>;
-  load: (server: Running, scenario: Scenario, connections: number, seconds: number) => Promise<Load>;
+  /** wrk against `server`; with `pauseMs`, each connection pauses that long before each request. */
+  load: (server: Running, scenario: Scenario, connections: number, seconds: number, pauseMs?: number) => Promise<Load>;
 }
 
 async function comparePair(ctx: PairContext, names: string[], label: string, baseEnv: Record<string, string>, otherEnv: Record<string, string>): Promise<PairRow[]> {

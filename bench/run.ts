@@ -73,8 +73,8 @@ async function main(): Promise<void> {
   ensureWrk();
   const dir = await mkdtemp(join(tmpdir(), 'portico-bench-'));
   const running: Running[] = [];
-  const load = (server: Running, scenario: Scenario, connections: number, seconds: number) =>
-    wrk({ url: server.url, request: scenario, connections, seconds, expectedStatus: scenario.expectedStatus, dir, cpus: CLIENT_CPUS });
+  const load = (server: Running, scenario: Scenario, connections: number, seconds: number, pauseMs?: number) =>
+    wrk({ url: server.url, request: scenario, connections, seconds, expectedStatus: scenario.expectedStatus, dir, cpus: CLIENT_CPUS, pauseMs });
   // What every comparison beside the main table runs with.
   const settings = (smtpUrl: string) => ({ dir, smtpUrl, cpus: SERVER_CPUS, logLevel: LOG_LEVEL, rounds: ROUNDS, seconds: SECONDS[50]!, warmupSeconds: WARMUP_SECONDS, running, credentials, load });
   const only = args.only?.split(',').filter(Boolean);

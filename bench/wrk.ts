@@ -48,13 +48,14 @@ const luaString = (text: string) => {
   return `[${level}[${text}]${level}]`;
 };
 
-/** A wrk script that sends `request` and prints the summary as one JSON line when done. */
-function script(request: BenchRequest): string {
+/** A wrk script that sends `request`, each connection pausing `pauseMs` before each request, and prints the summary as one JSON line when done. */
+function script(request: BenchRequest, pauseMs = 0): string {
   const headers = Object.entries(request.headers ?? {}).map(([name, value]) => `wrk.headers[ ${luaString(name)} ] = ${luaString(value)}`);
   return [
     `wrk.method = "${request.method}"`,
     ...(request.body === undefined ? [] : [`wrk.body = ${luaString(request.body)}`]),
     ...headers,
+    ...(pauseMs > 0 ? [`delay = function() return ${Math.round(pauseMs)} end`] : []),
     'done = function(summary, latency, requests)',
     '  local e = summary.errors',
     '  io.write(string.format(\'\\nBENCH {"requests":%d,"durationUs":%d,"p50Us":%d,"p99Us":%d,"status":%d,"socket":%d}\\n\',',
@@ -75,13 +76,18 @@ export interface WrkOptions {
   dir: string;
   /** CPUs wrk is pinned to (taskset), away from the server's. */
   cpus?: string;
+  /**
+   * Each connection waits this long before each request (wrk's `delay`): a steady load below the server's
+   * capacity, whose latencies show what holds the server up rather than how long its queue is.
+   */
+  pauseMs?: number;
 }
 
 let scripts = 0;
 
 export async function wrk(options: WrkOptions): Promise<Load> {
   const file = join(options.dir, `wrk-${++scripts}.lua`);
-  await writeFile(file, script(options.request));
+  await writeFile(file, script(options.request, options.pauseMs));
   const args = ['-t1', `-c${options.connections}`, `-d${options.seconds}s`, '--timeout', '10s', '-s', file, `${options.url}${options.request.path}`];
   const [command, ...rest] = options.cpus ? ['taskset', '-c', options.cpus, 'wrk', ...args] : ['wrk', ...args];
   const { stdout, stderr } = await run(command!, rest, { maxBuffer: 1 << 20 });
