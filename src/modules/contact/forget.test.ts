@@ -41,6 +41,13 @@ describe('forgetInquiries', () => {
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.at - rows[i - 1]!.at).toBeGreaterThanOrEqual(2 * BATCH_MS - 2);
   });
 
+  it('rests a multiple of the batch when asked to', async () => {
+    const { deps, events } = slowStore(FORGET_BATCH * 2 + 7);
+    await forgetInquiries(deps, { createdBefore: 0 }, { restFactor: 3 });
+    const rows = events.filter((e) => e.what.startsWith('rows'));
+    for (let i = 1; i < rows.length; i++) expect(rows[i]!.at - rows[i - 1]!.at).toBeGreaterThanOrEqual(4 * BATCH_MS - 2);
+  });
+
   it('starts no further batch once its signal is aborted, and says how many it deleted', async () => {
     const { deps, events } = slowStore(FORGET_BATCH * 4);
     const stopping = new AbortController();

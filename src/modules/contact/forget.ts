@@ -1,8 +1,8 @@
 // Deleting inquiries for good, with what was kept beside them (the outbox copy of their e-mail): for
 // retention, `inquiries purge` and `inquiries erase`. A batch at a time, so that memory and each write
-// stay bounded however many match; after each batch, a pause as long as the batch took, so that a
-// long purge takes half of the database's and the file system's time at most, and the requests served
-// beside it (in this process or another) keep the other half.
+// stay bounded however many match; after each batch, a pause (by default as long as the batch took, so
+// that a long purge takes half of the database's and the file system's time at most, and the requests
+// served beside it, in this process or another, keep the other half).
 import { setTimeout as pause } from 'node:timers/promises';
 import type { InquiryFilter, InquiryStore } from '../../ports/inquiry-store.js';
 
@@ -19,6 +19,8 @@ export interface ForgetOptions {
   onBatch?: (ids: readonly string[]) => void;
   /** Once aborted, no further batch starts: what is left is found again by the next run. */
   signal?: AbortSignal;
+  /** The pause after each batch, as a multiple of the time the batch took: 1 by default. */
+  restFactor?: number;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function forgetInquiries(deps: ForgetDeps, filter: InquiryFilter, o
     options.onBatch?.(ids);
     if (ids.length < FORGET_BATCH) return total;
     // An abort ends the pause at once, and no further batch starts.
-    const paused = await pause(performance.now() - started, true, { signal: options.signal }).catch(() => false);
+    const paused = await pause((options.restFactor ?? 1) * (performance.now() - started), true, { signal: options.signal }).catch(() => false);
     if (!paused) return total;
   }
 }

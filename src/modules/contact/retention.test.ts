@@ -1,0 +1,54 @@
+// The retention job runs inside a serving node: it deletes in batches and rests between them long enough
+// to take a tenth of the node's time at most.
+import { describe, expect, it } from 'vitest';
+import { FORGET_BATCH } from './forget.js';
+import { applyRetention, RETENTION_REST_FACTOR, type RetentionDeps } from './retention.js';
+
+const BATCH_MS = 20;
+
+/** A node's view of `count` old inquiries whose deletions each take BATCH_MS; it notes when each batch ended. */
+function node(count: number) {
+  let ids = Array.from({ length: count }, (_, i) => `inquiry-${i}`);
+  const ended: number[] = [];
+  const deps: RetentionDeps = {
+    clock: { now: () => Date.now() },
+    leases: { claim: async () => true },
+    holder: 'node-1',
+    log: { info: () => {} },
+    inquiries: {
+      idsMatching: async (filter, limit) => ('status' in filter && filter.status === 'spam' ? [] : ids.slice(0, limit)),
+      async deleteIds(gone) {
+        if (!gone.length) return 0;
+        await new Promise((resolve) => setTimeout(resolve, BATCH_MS));
+        ids = ids.filter((id) => !gone.includes(id));
+        ended.push(performance.now());
+        return gone.length;
+      },
+    },
+    removeOutboxCopies: async () => {},
+  };
+  return { deps, ended };
+}
+
+describe('the retention job', () => {
+  it('rests nine times as long as each batch took, so that it takes a tenth of the time at most', async () => {
+    expect(RETENTION_REST_FACTOR).toBe(9);
+    const { deps, ended } = node(FORGET_BATCH * 2 + 1);
+    expect(await applyRetention(deps, { inquiryMs: 365 * 86_400_000, spamMs: 30 * 86_400_000 })).toEqual({ spam: 0, inquiries: FORGET_BATCH * 2 + 1 });
+    expect(ended).toHaveLength(3);
+    // A batch of BATCH_MS, then nine times that of rest, before the next batch's BATCH_MS.
+    for (let i = 1; i < ended.length; i++) expect(ended[i]! - ended[i - 1]!).toBeGreaterThanOrEqual(10 * BATCH_MS - 2);
+  });
+
+  it('ends its rest at once when the node stops', async () => {
+    const { deps, ended } = node(FORGET_BATCH * 3);
+    const stopping = new AbortController();
+    const running = applyRetention(deps, { inquiryMs: 86_400_000, spamMs: undefined }, stopping.signal);
+    await new Promise((resolve) => setTimeout(resolve, BATCH_MS * 2));
+    const stopped = performance.now();
+    stopping.abort();
+    expect(await running).toEqual({ spam: 0, inquiries: FORGET_BATCH });
+    expect(performance.now() - stopped).toBeLessThan(BATCH_MS);
+    expect(ended).toHaveLength(1);
+  });
+});
