@@ -1,6 +1,6 @@
 // deploy/systemd/portico.service, the unit docs/deploy.md gives operators: systemd accepts it, and the
 // process it starts serves from its state directory and stops on its signal well within its stop timeout.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, inquiry } from '../support/app.js';
+import { startServe } from '../support/serve-process.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -49,41 +50,26 @@ describe('the systemd unit', () => {
     expect(setting('StateDirectory')).toBe('portico');
 
     // As systemd runs it: the bin itself (its first line gives node its flags), the file's variables, the state directory.
-    const [bin, ...args] = setting('ExecStart').replace('/opt/portico/', ROOT).split(' ') as [string, ...string[]];
+    const command = setting('ExecStart').replace('/opt/portico/', ROOT).split(' ') as [string, ...string[]];
     const env = Object.fromEntries(
       (await readFile(settings, 'utf8'))
         .trim()
         .split('\n')
         .map((line) => line.split('=', 2) as [string, string]),
     );
-    const child = spawn(bin, args, { cwd: state, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const node = await startServe(env, { port, cwd: state, command });
     try {
-      const url = `http://127.0.0.1:${port}`;
-      const deadline = Date.now() + 10_000;
-      while (
-        (await fetch(`${url}/readyz`).then(
-          (r) => r.status,
-          () => 0,
-        )) !== 200
-      ) {
-        if (Date.now() > deadline) throw new Error(`the unit's process did not become ready:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const sent = await fetch(`${url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(inquiry()) });
+      const sent = await fetch(`${node.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(inquiry()) });
       expect(sent.status).toBe(200);
       expect(await readdir(join(state, 'data'))).toEqual(expect.arrayContaining(['portico.sqlite', 'outbox']));
 
       const stopAllowedMs = Number(setting('TimeoutStopSec')) * 1000;
       const signalled = Date.now();
-      child.kill(setting('KillSignal') as NodeJS.Signals);
-      expect(await exited).toBe(0);
+      node.child.kill(setting('KillSignal') as NodeJS.Signals);
+      expect((await node.exited).code).toBe(0);
       expect(Date.now() - signalled).toBeLessThan(stopAllowedMs);
     } finally {
-      child.kill('SIGKILL');
+      node.child.kill('SIGKILL');
     }
   });
 });

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { ROOT } from './shell-blocks.js';
+import { ROOT, section } from './shell-blocks.js';
 
 /** The names loadConfig asks its environment for, given `values`. */
 function namesRead(values: Record<string, string>): Set<string> {
@@ -38,7 +38,7 @@ describe('the documented configuration', () => {
   it('names, in README and in .env.example, exactly the settings Portico reads', async () => {
     const read = new Set(ENVIRONMENTS.flatMap((values) => [...namesRead(values)]));
     const readme = await readFile(`${ROOT}README.md`, 'utf8');
-    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1));
+    const table = section(readme, 'Configuration');
     const documented = new Set(
       table
         .split('\n')

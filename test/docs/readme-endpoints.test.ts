@@ -2,12 +2,11 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type TestApp } from '../support/app.js';
-import { ROOT } from './shell-blocks.js';
+import { ROOT, section } from './shell-blocks.js';
 
 /** The paths of the table's second column: `a`, `b` in one cell, and `/x[/y\|/z]` for /x, /x/y and /x/z. */
 function tablePaths(readme: string): string[] {
-  const section = readme.slice(readme.indexOf('## What it serves'), readme.indexOf('\n## ', readme.indexOf('## What it serves') + 1));
-  const cells = section
+  const cells = section(readme, 'What it serves')
     .split('\n')
     .filter((line) => /^\| (GET|POST|OPTIONS|GET, POST) /.test(line))
     .map((line) => line.split(' | ')[1]!);

@@ -1,4 +1,4 @@
-// The `sh` blocks of a Markdown document, and the reason given for any that a test cannot run here.
+// The `sh` blocks of a Markdown document, the reason given for any that a test cannot run here, and its sections.
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -35,3 +35,11 @@ export function documents(): string[] {
 
 /** The blocks a test runs: those without a reason not to. */
 export const runnable = (file: string): ShellBlock[] => shellBlocks(file).filter((block) => block.notRun === undefined);
+
+/** The text of a `## heading` section of a Markdown document, up to the next `## ` heading. */
+export function section(markdown: string, heading: string): string {
+  const start = markdown.indexOf(`## ${heading}`);
+  if (start < 0) throw new Error(`no section "${heading}"`);
+  const end = markdown.indexOf('\n## ', start + 1);
+  return markdown.slice(start, end < 0 ? undefined : end);
+}

@@ -14,10 +14,14 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `portico serve` (dist/, which `npm test` builds first) with only PATH and `env`, and waits until /healthz answers 200. */
-export async function startServe(env: Record<string, string>, options: { port?: number; cwd?: string } = {}): Promise<ServeProcess> {
+/**
+ * Starts `portico serve` (dist/, which `npm test` builds first) with only PATH and `env`, and waits until /healthz
+ * answers 200. `command`: another way of starting it (the bin itself, as a supervisor runs it).
+ */
+export async function startServe(env: Record<string, string>, options: { port?: number; cwd?: string; command?: [string, ...string[]] } = {}): Promise<ServeProcess> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, [`${ROOT}dist/cli.js`, 'serve'], {
+  const [program, ...args] = options.command ?? [process.execPath, `${ROOT}dist/cli.js`, 'serve'];
+  const child = spawn(program, args, {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
