@@ -1,0 +1,354 @@
+// <portico-contact-form> on a site of another loopback origin, under a strict CSP, with a stand-in for
+// the Turnstile widget that issues the tokens the loopback siteverify server knows: a visitor sends in
+// each locale, reads every refusal in their language, retries safely, and a site Portico does not
+// list is refused. Two files run it: test/browser/embed.test.ts checks every behaviour, the
+// locale-dependent ones in one locale (`npm test`); test/long/embed.locales.test.ts the other locales.
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext, Locator } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LOCALES } from '../../src/modules/contact/schema.js';
+import { embedScript } from '../../src/modules/contact-form/embed-routes.js';
+import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
+import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
+import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// The widget's part of Turnstile: render() puts a box in the element and hands the page a token, as
+// Cloudflare's widget does once the visitor passes. The token is one the loopback siteverify knows:
+// `pass-...@<this site's host>` passes; the page's data-turnstile may name another (`fail`, `internal-error`).
+const TURNSTILE_STAND_IN = `(function () {
+  var widgets = 0, issuers = {};
+  window.turnstile = {
+    render: function (element, options) {
+      var id = 'widget-' + (++widgets);
+      var box = document.createElement('div');
+      box.textContent = 'Human check (stand-in)';
+      element.appendChild(box);
+      issuers[id] = function () {
+        var mode = document.documentElement.getAttribute('data-turnstile') || 'pass';
+        options.callback(mode === 'pass' ? 'pass-' + id + '-' + Date.now() + '@' + location.hostname : mode);
+      };
+      setTimeout(issuers[id], 0);
+      return id;
+    },
+    reset: function (id) { if (issuers[id]) setTimeout(issuers[id], 0); },
+    getResponse: function () { return undefined; }
+  };
+})();`;
+
+interface Site {
+  origin: string;
+  /** A page with the element; `attributes` go on the element, `turnstile` names the stand-in's token. */
+  page(options: { portico: string; lang?: string; attributes?: Record<string, string>; turnstile?: string }): string;
+  close(): Promise<void>;
+}
+
+/** The product site: its own origin, a strict CSP naming Portico for scripts and requests, nothing inline. */
+async function startSite(): Promise<Site> {
+  const pages = new Map<string, string>();
+  const policies = new Map<string, string>();
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://site.invalid').pathname;
+    if (path === '/turnstile.js') return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(TURNSTILE_STAND_IN);
+    // The site's own look for the form, through the element's custom properties.
+    if (path === '/site.css') return void response.writeHead(200, { 'content-type': 'text/css' }).end('portico-contact-form{--portico-accent:#7a1fa2;--portico-radius:2px}');
+    const html = pages.get(path);
+    if (!html) return void response.writeHead(path === '/favicon.ico' ? 204 : 404).end();
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': policies.get(path)! }).end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    page({ portico, lang = 'en', attributes = {}, turnstile = 'pass' }) {
+      const path = `/page-${pages.size + 1}`;
+      const attrs = Object.entries(attributes)
+        .map(([name, value]) => ` ${name}="${value}"`)
+        .join('');
+      pages.set(
+        path,
+        `<!doctype html><html lang="${lang}" data-turnstile="${turnstile}"><head><meta charset="utf-8"><title>A product site</title>
+<link rel="stylesheet" href="/site.css"><script src="/turnstile.js"></script><script src="${portico}/embed/contact-form.js" defer></script></head>
+<body><main><h1>Property management</h1><portico-contact-form${attrs}></portico-contact-form></main></body></html>`,
+      );
+      // The lines docs/embed.md asks a site for, and nothing more: no inline script or style.
+      policies.set(path, `default-src 'none'; script-src 'self' ${portico}; connect-src ${portico}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'`);
+      return `${origin}${path}`;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Every behaviour, in Russian where a behaviour's words depend on the locale; or the other locales. */
+export type EmbedSuitePart = 'everyday' | 'locales';
+const SENT_IN = { everyday: ['ru'], locales: LOCALES.filter((locale) => locale !== 'ru') } as const;
+const REFUSED_IN = { everyday: ['ru'], locales: ['en', 'ca'] } as const;
+
+export function describeEmbed(part: EmbedSuitePart, file: string): void {
+  if (!hasChromium) {
+    console.warn(`SKIPPED ${file}: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does) to run the browser tests.`);
+  }
+  describe.skipIf(!hasChromium)('<portico-contact-form> on a product site', () => {
+    let site: Site;
+    let siteverify: TestSiteverify;
+    let smtp: TestSmtpServer;
+    let portico: TestApp;
+    let limited: TestApp;
+    let undeliverable: TestApp;
+    let stranger: TestApp;
+    let browser: Browser;
+    const contexts: BrowserContext[] = [];
+
+    beforeAll(async () => {
+      site = await startSite();
+      siteverify = await startSiteverify();
+      smtp = await startSmtpServer();
+      const env = {
+        CONTACT_ALLOWED_ORIGINS: site.origin,
+        TURNSTILE_SECRET_KEY: siteverify.secret,
+        TURNSTILE_SITE_KEY: 'site-key',
+        TURNSTILE_VERIFY_URL: siteverify.url,
+        SMTP_URL: smtp.url,
+        RATE_LIMITS: 'off',
+      };
+      portico = await startApp(env, { port: await freePort() });
+      limited = await startApp({ ...env, RATE_LIMITS: 'contact=1/h' }, { port: await freePort() });
+      undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await idlePort()}` }, { port: await freePort() });
+      stranger = await startApp({ ...env, CONTACT_ALLOWED_ORIGINS: 'https://www.portico.example' }, { port: await freePort() });
+      browser = await launchChromium();
+    }, 60_000);
+    afterAll(async () => {
+      await browser?.close();
+      for (const server of [portico, limited, undeliverable, stranger]) await server?.close();
+      await smtp?.close();
+      await siteverify?.close();
+      await site?.close();
+    });
+    afterEach(async () => {
+      for (const context of contexts.splice(0)) await context.close();
+    });
+
+    /** `bypassCSP` only for a test's own tooling (axe-core is injected as an inline script). */
+    async function visit(options: Parameters<Site['page']>[0], browserLocale = 'de-DE', bypassCSP = false) {
+      const context = await browser.newContext({ locale: browserLocale, bypassCSP });
+      contexts.push(context);
+      const page = await context.newPage();
+      const problems: string[] = [];
+      const events: { type: string; detail: unknown }[] = [];
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('console', (message) => {
+        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+      });
+      await page.exposeFunction('recordEvent', (type: string, detail: unknown) => events.push({ type, detail }));
+      // The site's analytics: it listens for the element's events on the document.
+      await page.addInitScript(`for (const type of ['portico:sent', 'portico:error']) document.addEventListener(type, (event) => window.recordEvent(type, event.detail));`);
+      await page.goto(site.page(options));
+      const form = page.locator('portico-contact-form');
+      await form.locator('#send').waitFor();
+      return { page, form, problems, events };
+    }
+
+    const fill = async (form: Locator, values: { name?: string; email?: string; message?: string } = {}) => {
+      await form.locator('#name').fill(values.name ?? 'Ana García');
+      await form.locator('#email').fill(values.email ?? 'ana@example.com');
+      await form.locator('#message').fill(values.message ?? 'A demo for 40 buildings, please.');
+      await form.locator('#privacy').check();
+    };
+    const send = (form: Locator) => form.locator('#send').click();
+    const text = (form: Locator, selector: string) => form.locator(selector).innerText();
+
+    it.each(SENT_IN[part])('sends an inquiry in %s, in the page’s language, through Turnstile', async (locale) => {
+      const before = smtp.accepted.length;
+      const { form, problems, events } = await visit({ portico: portico.url, lang: locale });
+      await expect.poll(() => text(form, 'h1')).toBe(FORM_WORDS[locale].title);
+      await fill(form);
+      await send(form);
+      await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS[locale].success);
+      await expect.poll(() => smtp.accepted.length).toBe(before + 1);
+      expect(smtp.accepted.at(-1)!.subject).toContain(`[${locale}]`);
+      expect(siteverify.calls.at(-1)!.response).toMatch(/^pass-/);
+      expect(events).toEqual([{ type: 'portico:sent', detail: { pending: false } }]);
+      expect(problems).toEqual([]);
+    });
+
+    describe.each(REFUSED_IN[part])('refusals, in %s', (locale) => {
+      const w = FORM_WORDS[locale];
+
+      it('marks the field a 400 names', async () => {
+        const { page, form, events } = await visit({ portico: portico.url, lang: locale });
+        // A refusal the page could not foresee: the request is changed on its way to carry a name the server refuses.
+        await page.route(`${portico.url}/api/contact`, (route) => route.continue({ postData: JSON.stringify({ ...JSON.parse(route.request().postData()!), name: 'Ana\u0007' }) }));
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#name-error')).toBe(w.fieldRejected);
+        expect(await text(form, '#alert')).toBe(w.summary);
+        expect(events).toEqual([{ type: 'portico:error', detail: { status: 400, error: 'invalid_request' } }]);
+      });
+
+      it('asks for the human check again after a 403', async () => {
+        const { form } = await visit({ portico: portico.url, lang: locale, turnstile: 'fail' });
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#alert')).toBe(w.humanCheckFailed);
+      });
+
+      it('says when to come back after a 429', async () => {
+        // The one inquiry an hour this address may send is spent (every POST counts).
+        await fetch(`${limited.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+        const { page, form } = await visit({ portico: limited.url, lang: locale });
+        const posts: string[] = [];
+        page.on('request', (request) => request.method() === 'POST' && posts.push(request.url()));
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#alert')).toMatch(new RegExp(`^${w.rateLimited.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace('{minutes}', '\\d+')}$`));
+        // Retry-After is honoured: sending again before it has passed asks nothing of the server.
+        await send(form);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(posts).toHaveLength(1);
+        expect(await text(form, '#alert')).toMatch(/\d/);
+      });
+
+      it('says the message is kept after a 502', async () => {
+        const { form, events } = await visit({ portico: undeliverable.url, lang: locale });
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#done'), { timeout: 20_000 }).toBe(w.deliveryPending);
+        expect(events).toEqual([{ type: 'portico:sent', detail: { pending: true } }]);
+      });
+
+      it('says to try again in a few minutes after a 503', async () => {
+        const { form } = await visit({ portico: portico.url, lang: locale, turnstile: 'internal-error' });
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#alert')).toBe(w.unavailable);
+      });
+    });
+
+    if (part === 'everyday') {
+      it('delivers one e-mail when the first answer was lost and the visitor sends again', async () => {
+        const before = smtp.accepted.length;
+        const { page, form } = await visit({ portico: portico.url });
+        let dropped = 0;
+        const keys: string[] = [];
+        await page.route(`${portico.url}/api/contact`, async (route) => {
+          keys.push(route.request().headers()['idempotency-key']!);
+          if (dropped++ === 0) {
+            await route.fetch(); // Portico answers, the visitor never sees it
+            return route.abort('connectionreset');
+          }
+          return route.continue();
+        });
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#alert')).toBe(FORM_WORDS.en.failure);
+        await send(form);
+        await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS.en.success);
+        expect(keys).toHaveLength(2);
+        expect(keys[1]).toBe(keys[0]);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(smtp.accepted.length).toBe(before + 1);
+      });
+
+      it('cannot send from a site Portico does not list in CONTACT_ALLOWED_ORIGINS', async () => {
+        const before = smtp.accepted.length;
+        const { form, events } = await visit({ portico: stranger.url });
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#alert')).toBe(FORM_WORDS.en.failure);
+        expect(events).toEqual([{ type: 'portico:error', detail: { status: 0, error: 'network' } }]);
+        expect(smtp.accepted.length).toBe(before);
+      });
+
+      it('passes axe-core with the form empty, with its errors, and sent', async () => {
+        const { page, form } = await visit({ portico: portico.url, lang: 'ca' }, 'de-DE', true);
+        const axe = async () => {
+          await page.addScriptTag({ content: AXE });
+          return page.evaluate(`axe.run(document.querySelector('portico-contact-form'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'] } })
+        .then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.html + ': ' + n.failureSummary) })))`);
+        };
+        expect(await axe()).toEqual([]);
+        await send(form);
+        await expect.poll(() => text(form, '#alert')).toBe(FORM_WORDS.ca.summary);
+        expect(await axe()).toEqual([]);
+        await fill(form);
+        await send(form);
+        await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS.ca.success);
+        expect(await axe()).toEqual([]);
+      });
+
+      it('takes the site’s look from its custom properties, and its theme from its attribute', async () => {
+        const { form } = await visit({ portico: portico.url, attributes: { theme: 'dark' } });
+        const look = await form.locator('#send').evaluate((button) => {
+          const style = button.ownerDocument.defaultView!.getComputedStyle(button);
+          return { background: style.backgroundColor, radius: style.borderTopLeftRadius, theme: button.closest('.pf')!.getAttribute('data-theme') };
+        });
+        expect(look).toEqual({ background: 'rgb(122, 31, 162)', radius: '2px', theme: 'dark' });
+      });
+
+      it('speaks its locale attribute over the page’s language, and the browser’s when the page names none of the six', async () => {
+        const attribute = await visit({ portico: portico.url, lang: 'en', attributes: { locale: 'eu' } });
+        await expect.poll(() => text(attribute.form, 'h1')).toBe(FORM_WORDS.eu.title);
+        const browserLanguage = await visit({ portico: portico.url, lang: 'fr' }, 'gl-ES');
+        await expect.poll(() => text(browserLanguage.form, 'h1')).toBe(FORM_WORDS.gl.title);
+      });
+    }
+  });
+
+  if (part === 'everyday') {
+    describe.skipIf(!hasChromium)('the /embed page', () => {
+      let portico: TestApp;
+      let browser: Browser;
+      beforeAll(async () => {
+        portico = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
+        browser = await launchChromium();
+      }, 60_000);
+      afterAll(async () => {
+        await browser?.close();
+        await portico?.close();
+      });
+
+      it('shows the snippet with the script’s integrity value and the CSP lines, under its own strict CSP, and previews each locale', async () => {
+        const context = await browser.newContext({ locale: 'en-US' });
+        const page = await context.newPage();
+        const problems: string[] = [];
+        page.on('pageerror', (error) => problems.push(error.message));
+        page.on('console', (message) => {
+          if (message.type() === 'error' || /Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+        });
+        const response = await page.goto(`${portico.url}/embed`);
+        expect(response!.headers()['content-security-policy']).toContain("script-src 'self'");
+        const { path, integrity } = embedScript();
+        expect(await page.locator('#snippet').innerText()).toBe(
+          `<script src="${portico.url}${path}" integrity="${integrity}" crossorigin="anonymous" defer></script>\n<portico-contact-form></portico-contact-form>`,
+        );
+        expect(await page.locator('#csp').innerText()).toBe(`script-src ${portico.url}\nconnect-src ${portico.url}`);
+        const preview = page.locator('#preview');
+        await expect.poll(() => preview.locator('h1').innerText()).toBe(FORM_WORDS.es.title);
+        for (const locale of LOCALES) {
+          await page.locator('#preview-locale').selectOption(locale);
+          await expect.poll(() => preview.locator('h1').innerText()).toBe(FORM_WORDS[locale].title);
+        }
+        expect(problems).toEqual([]);
+        await context.close();
+      });
+
+      it('passes axe-core', async () => {
+        const context = await browser.newContext({ locale: 'en-US', bypassCSP: true });
+        const page = await context.newPage();
+        await page.goto(`${portico.url}/embed`);
+        await page.locator('#preview #send').waitFor();
+        await page.addScriptTag({ content: AXE });
+        const violations = await page.evaluate(`axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa'] } })
+      .then((r) => r.violations.map((v) => ({ id: v.id, nodes: v.nodes.map((n) => n.html + ': ' + n.failureSummary) })))`);
+        expect(violations).toEqual([]);
+        await context.close();
+      });
+    });
+  }
+}
