@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { AppError } from './errors.js';
 import { buildDeps, type Deps } from './deps.js';
+import { yieldCpuToServers } from './commands/background-priority.js';
 import { check } from './commands/check.js';
 import { listClients, revokeClient } from './commands/clients.js';
 import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
@@ -89,6 +90,10 @@ function program(env: NodeJS.ProcessEnv, out: Output): Command {
     .action((id: string) => stored((deps) => revokeClient(deps, out, id)));
 
   const inquiries = root.command('inquiries').description('stored inquiries: list, resend, purge, export, erase');
+  // These walk and delete rows by the thousand, most often beside a serving node: at the lowest CPU
+  // priority (nice 19), the node's requests go first wherever the two compete for a core, and the
+  // command takes the time that is left (docs/design.md, "Bulk commands yield the CPU").
+  inquiries.hook('preAction', yieldCpuToServers);
   inquiries
     .command('list')
     .description('stored inquiries, newest first')

@@ -1,7 +1,21 @@
 // `portico inquiries purge --older-than DAYS` deletes old inquiries and prints how many; it needs a valid DAYS.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
-import { lines, seedInquiries, workspace, type Workspace } from './cli-harness.js';
+import { CLI, ROOT, lines, seedInquiries, workspace, type Workspace } from './cli-harness.js';
+
+/** The nice value of each thread of a running process (Linux's /proc: field 19 of each thread's stat). */
+function niceValues(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((thread) => {
+    const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
 
 describe('portico inquiries purge', () => {
   let smtp: TestSmtpServer;
@@ -21,6 +35,50 @@ describe('portico inquiries purge', () => {
     expect(code).toBe(0);
     expect(stderr).toBe('');
     expect(stdout).toBe('purged 3 inquiries older than 0 days, with their outbox copies\n');
+    expect((await space.cli('inquiries', 'list')).stdout).toBe('no inquiries\n');
+  });
+
+  it.runIf(process.platform === 'linux')('runs at the lowest CPU priority, every thread of it, so that a node serving beside it keeps its CPU', async () => {
+    // Enough inquiries for several batches: time to read the command's threads while it deletes.
+    const api = await startApp({ ...space.env, SMTP_URL: smtp.url }, { dir: space.dir });
+    const old = Date.now() - 86_400_000;
+    for (let i = 0; i < 3_000; i += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) =>
+          api.deps.inquiries.create({
+            id: randomUUID(),
+            createdAt: old + i + j,
+            status: 'sent',
+            channel: 'api',
+            name: 'Ana',
+            email: 'ana@example.com',
+            message: 'Hello',
+            locale: 'en',
+            clientId: null,
+            remoteIp: '127.0.0.1',
+            idempotencyKey: null,
+            fingerprint: `f${i + j}`,
+          }),
+        ),
+      );
+    }
+    await api.close();
+
+    const purge = spawn(process.execPath, [join(ROOT, CLI), 'inquiries', 'purge', '--older-than', '0'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...space.env }, stdio: 'ignore' });
+    const exited = new Promise((resolve) => purge.once('exit', resolve));
+    let running = true;
+    void exited.then(() => (running = false));
+    const seen: number[][] = [];
+    while (running) {
+      try {
+        seen.push(niceValues(purge.pid!));
+      } catch {
+        // It has just exited.
+      }
+      await pause(2);
+    }
+    expect(await exited).toBe(0);
+    expect(seen.some((values) => values.length > 1 && values.every((nice) => nice === 19))).toBe(true);
     expect((await space.cli('inquiries', 'list')).stdout).toBe('no inquiries\n');
   });
 
