@@ -9,6 +9,11 @@ import type { TestApp } from '../support/app.js';
 export const CHROMIUM = '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
 
+/** Says, once per file, that `file`'s browser tests are skipped when Debian's chromium is missing. */
+export function sayWhenSkipped(file: string): void {
+  if (!hasChromium) console.warn(`SKIPPED ${file}: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does) to run the browser tests.`);
+}
+
 /** Headless, with no network of its own: this machine reaches only loopback and the package registries. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

@@ -5,11 +5,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WORDS } from '../../src/modules/oauth/consent-i18n.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
-import { authorizeUrl, CHROMIUM, exchangeCode, hasChromium, launchChromium, newState, pkce, registerClient, startClientSite, type ClientSite, type RegisteredClient } from './browser-harness.js';
+import { authorizeUrl, exchangeCode, hasChromium, launchChromium, newState, pkce, registerClient, sayWhenSkipped, startClientSite, type ClientSite, type RegisteredClient } from './browser-harness.js';
 
-if (!hasChromium) {
-  console.warn(`SKIPPED test/browser/consent.test.ts: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does) to run the browser tests.`);
-}
+sayWhenSkipped('test/browser/consent.test.ts');
 
 const SCOPES = ['contact:write', 'docs:read'] as const;
 const CLIENT_NAME = 'Acme <Residents> & Co';

@@ -15,7 +15,7 @@ import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
-import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
+import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -91,9 +91,7 @@ const SENT_IN = { everyday: ['ru'], locales: LOCALES.filter((locale) => locale !
 const REFUSED_IN = { everyday: ['ru'], locales: ['en', 'ca'] } as const;
 
 export function describeEmbed(part: EmbedSuitePart, file: string): void {
-  if (!hasChromium) {
-    console.warn(`SKIPPED ${file}: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does) to run the browser tests.`);
-  }
+  sayWhenSkipped(file);
   describe.skipIf(!hasChromium)('<portico-contact-form> on a product site', () => {
     let site: Site;
     let siteverify: TestSiteverify;

@@ -14,7 +14,7 @@ import { LOCALES, type Locale } from '../../src/modules/contact/schema.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
-import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
+import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 import { startExtAppsHost, type ExtAppsHost } from './ext-apps-host.js';
 import type { OpenAppOptions } from './ext-apps-host/options.js';
 
@@ -65,9 +65,7 @@ export type McpAppSuitePart = 'everyday' | 'locales';
 const LOCALES_CHECKED = { everyday: ['ru'], locales: ['en', 'ca'] } as const;
 
 export function describeMcpApp(part: McpAppSuitePart, file: string): void {
-  if (!hasChromium) {
-    console.warn(`SKIPPED ${file}: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does) to run the browser tests.`);
-  }
+  sayWhenSkipped(file);
   describe.skipIf(!hasChromium)('the contact-form app in the MCP Apps SDK host', () => {
     let host: ExtAppsHost;
     let browser: Browser;

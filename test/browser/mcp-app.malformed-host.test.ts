@@ -4,12 +4,10 @@ import type { Browser, BrowserContext, FrameLocator, Page } from 'playwright-cor
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { contactFormHtml } from '../../src/modules/mcp/ui/contact-form-html.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
-import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
+import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 import { startAppHost, type AppHost, type HostScenario } from './mcp-app-host.js';
 
-if (!hasChromium) {
-  console.warn(`SKIPPED test/browser/mcp-app.malformed-host.test.ts: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does) to run the browser tests.`);
-}
+sayWhenSkipped('test/browser/mcp-app.malformed-host.test.ts');
 
 type HostAnswer = { result: unknown } | { error: { code: number; message: string } };
 interface JsonRpc {

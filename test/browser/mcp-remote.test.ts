@@ -16,9 +16,9 @@ import Database from 'better-sqlite3';
 import { freePort } from '../support/app.js';
 import { clientDocument, startDocumentServer, type DocumentServer } from '../support/metadata-document-server.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
-import { CHROMIUM, hasChromium, launchChromium } from './browser-harness.js';
+import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 
-if (!hasChromium) console.warn(`SKIPPED test/browser/mcp-remote.test.ts: ${CHROMIUM} is missing. Install Debian's chromium (as .ci/run does).`);
+sayWhenSkipped('test/browser/mcp-remote.test.ts');
 
 // mcp-remote is pinned (package.json): where 0.15.1 keeps a server's tokens is part of what is pinned.
 const BRIDGE = fileURLToPath(new URL('../../node_modules/mcp-remote/dist/proxy.js', import.meta.url));
