@@ -21,6 +21,8 @@ export interface ForgetOptions {
   signal?: AbortSignal;
   /** The pause after each batch, as a multiple of the time the batch took: 1 by default. */
   restFactor?: number;
+  /** Asked after each batch: false ends the run there, and what is left is found again by the next run. */
+  goOn?: () => boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ export async function forgetInquiries(deps: ForgetDeps, filter: InquiryFilter, o
     await deps.removeOutboxCopies(ids);
     total += await deps.inquiries.deleteIds(ids);
     options.onBatch?.(ids);
-    if (ids.length < FORGET_BATCH) return total;
+    if (ids.length < FORGET_BATCH || options.goOn?.() === false) return total;
     // An abort ends the pause at once, and no further batch starts.
     const paused = await pause((options.restFactor ?? 1) * (performance.now() - started), true, { signal: options.signal }).catch(() => false);
     if (!paused) return total;

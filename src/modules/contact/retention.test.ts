@@ -7,11 +7,11 @@ import { applyRetention, RETENTION_REST_FACTOR, type RetentionDeps } from './ret
 const BATCH_MS = 20;
 
 /** A node's view of `count` old inquiries whose deletions each take BATCH_MS; it notes when each batch ended. */
-function node(count: number) {
+function node(count: number, clock: { now(): number } = { now: () => Date.now() }) {
   let ids = Array.from({ length: count }, (_, i) => `inquiry-${i}`);
   const ended: number[] = [];
   const deps: RetentionDeps = {
-    clock: { now: () => Date.now() },
+    clock,
     leases: { claim: async () => true },
     holder: 'node-1',
     log: { info: () => {} },
@@ -38,6 +38,23 @@ describe('the retention job', () => {
     expect(ended).toHaveLength(3);
     // A batch of BATCH_MS, then nine times that of rest, before the next batch's BATCH_MS.
     for (let i = 1; i < ended.length; i++) expect(ended[i]! - ended[i - 1]!).toBeGreaterThanOrEqual(10 * BATCH_MS - 2);
+  });
+
+  it('stops at the end of its lease, after the batch in progress, so that no other node starts the job while it runs', async () => {
+    // The node's clock: each batch takes twenty minutes of it (a busy node, a year to delete).
+    let minutes = 0;
+    const logged: string[] = [];
+    const { deps, ended } = node(FORGET_BATCH * 3, { now: () => minutes * 60_000 });
+    const deleteIds = deps.inquiries.deleteIds;
+    deps.inquiries.deleteIds = async (ids) => {
+      if (ids.length) minutes += 20;
+      return deleteIds(ids);
+    };
+    deps.log = { info: (_fields, message) => void logged.push(message) };
+    // The lease is half an hour: the first batch ends at 20 minutes, the second at 40, past it.
+    expect(await applyRetention(deps, { inquiryMs: 86_400_000, spamMs: 30 * 86_400_000 })).toEqual({ spam: 0, inquiries: FORGET_BATCH * 2 });
+    expect(ended).toHaveLength(2);
+    expect(logged.at(-1)).toBe('retention: the run reached the end of its lease; the next run goes on');
   });
 
   it('ends its rest at once when the node stops', async () => {

@@ -25,16 +25,20 @@ export interface RetentionDeps extends ForgetDeps {
 
 /**
  * Deletes what is past its retention; undefined when another node holds the job or nothing is limited.
- * Once `signal` is aborted it stops after the batch in progress, and the next run goes on.
+ * Once `signal` is aborted, or its lease has ended (a first run with a year to delete, on a busy node),
+ * it stops after the batch in progress, and the next run goes on: never two nodes at it at once.
  */
 export async function applyRetention(deps: RetentionDeps, policy: RetentionSettings, signal?: AbortSignal): Promise<{ spam: number; inquiries: number } | undefined> {
   if (policy.inquiryMs === undefined && policy.spamMs === undefined) return undefined;
   const now = deps.clock.now();
-  if (!(await deps.leases.claim('retention', deps.holder, now, now + RETENTION_INTERVAL_MS / 2))) return undefined;
-  const options = { restFactor: RETENTION_REST_FACTOR, ...(signal && { signal }) };
+  const leaseEnds = now + RETENTION_INTERVAL_MS / 2;
+  if (!(await deps.leases.claim('retention', deps.holder, now, leaseEnds))) return undefined;
+  const leased = () => deps.clock.now() < leaseEnds;
+  const options = { restFactor: RETENTION_REST_FACTOR, goOn: leased, ...(signal && { signal }) };
   const spam = policy.spamMs === undefined ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.spamMs, status: 'spam' }, options);
-  const inquiries = policy.inquiryMs === undefined || signal?.aborted ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.inquiryMs }, options);
+  const inquiries = policy.inquiryMs === undefined || signal?.aborted || !leased() ? 0 : await forgetInquiries(deps, { createdBefore: now - policy.inquiryMs }, options);
   // Counts only: never an address or a name in the log.
   if (spam || inquiries) deps.log.info({ spam, inquiries }, 'retention: deleted inquiries past their retention, with their outbox copies');
+  if (!leased()) deps.log.info({}, 'retention: the run reached the end of its lease; the next run goes on');
   return { spam, inquiries };
 }
