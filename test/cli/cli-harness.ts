@@ -1,9 +1,14 @@
-// Runs the real `portico` command as a child process on a clean environment, and seeds inquiries through the HTTP API.
+// Runs the real `portico` command as a child process on a clean environment, and seeds inquiries through
+// the HTTP API, or by the thousand straight through the store.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../../src/adapters/sql/database.js';
+import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
+import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
+import type { NewInquiry } from '../../src/ports/inquiry-store.js';
 import { inquiry, startApp } from '../support/app.js';
 import type { TestSmtpServer } from '../support/smtp-server.js';
 
@@ -92,5 +97,41 @@ export async function seedInquiries(space: Workspace, smtp: TestSmtpServer): Pro
     smtp.messages.length = 0;
     smtp.raw.length = 0;
     await api.close();
+  }
+}
+
+/**
+ * `count` sent inquiries written into the workspace's database through the store, 500 at a time:
+ * `inquiry-000000` on, created at 1,000 ms (1970) on; `shape` sets fields of the i-th.
+ */
+export async function storeInquiries(space: Workspace, count: number, shape: (i: number) => Partial<NewInquiry> = () => ({})): Promise<void> {
+  const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
+  try {
+    await migrateToLatest(db);
+    const store = sqlInquiryStore(db);
+    for (let first = 0; first < count; first += 500) {
+      const indexes = Array.from({ length: Math.min(500, count - first) }, (_, j) => first + j);
+      await Promise.all(
+        indexes.map((i) =>
+          store.create({
+            id: `inquiry-${String(i).padStart(6, '0')}`,
+            createdAt: 1_000 + i,
+            status: 'sent',
+            channel: 'api',
+            name: 'Ana',
+            email: 'ana@example.com',
+            message: 'A demo, please.',
+            locale: 'es',
+            clientId: null,
+            remoteIp: '192.0.2.1',
+            idempotencyKey: null,
+            fingerprint: 'f'.repeat(64),
+            ...shape(i),
+          }),
+        ),
+      );
+    }
+  } finally {
+    await db.destroy();
   }
 }

@@ -6,11 +6,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/adapters/sql/database.js';
-import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
-import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
-import { CLI, lines, ROOT, seedInquiries, workspace, type Seeded, type Workspace } from './cli-harness.js';
+import { CLI, lines, ROOT, seedInquiries, storeInquiries, workspace, type Seeded, type Workspace } from './cli-harness.js';
 
 /** The table's rows as cells, keyed by the header. */
 function table(stdout: string): Record<string, string>[] {
@@ -125,26 +122,7 @@ describe('portico inquiries list --json over many inquiries', () => {
   const COUNT = 1_203;
   beforeAll(async () => {
     space = await workspace();
-    const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
-    await migrateToLatest(db);
-    const store = sqlInquiryStore(db);
-    for (let i = 0; i < COUNT; i++) {
-      await store.create({
-        id: `inquiry-${String(i).padStart(5, '0')}`,
-        createdAt: 1_000 + Math.floor(i / 3),
-        status: 'sent',
-        channel: 'api',
-        name: 'Ana',
-        email: 'ana@example.com',
-        message: 'A demo, please.',
-        locale: 'es',
-        clientId: null,
-        remoteIp: '192.0.2.1',
-        idempotencyKey: null,
-        fingerprint: 'f'.repeat(64),
-      });
-    }
-    await db.destroy();
+    await storeInquiries(space, COUNT, (i) => ({ createdAt: 1_000 + Math.floor(i / 3) }));
   });
   afterAll(() => space.remove());
 
@@ -162,13 +140,11 @@ describe('portico inquiries list --format', () => {
   let space: Workspace;
   beforeAll(async () => {
     space = await workspace();
-    const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
-    await migrateToLatest(db);
-    const store = sqlInquiryStore(db);
-    const base = { status: 'sent', channel: 'web', locale: 'es', clientId: null, remoteIp: '192.0.2.1', idempotencyKey: null, fingerprint: 'f'.repeat(64) } as const;
-    await store.create({ ...base, id: 'one', createdAt: 1_000, name: 'García, Ana', email: 'ana@example.com', message: 'Two lines,\nand "quotes".' });
-    await store.create({ ...base, id: 'two', createdAt: 2_000, name: '=HYPERLINK("http://evil.example")', email: 'bot@example.com', message: '+1 call me \u001b[31m' });
-    await db.destroy();
+    const rows = [
+      { id: 'one', createdAt: 1_000, channel: 'web', name: 'García, Ana', email: 'ana@example.com', message: 'Two lines,\nand "quotes".' },
+      { id: 'two', createdAt: 2_000, channel: 'web', name: '=HYPERLINK("http://evil.example")', email: 'bot@example.com', message: '+1 call me \u001b[31m' },
+    ] as const;
+    await storeInquiries(space, rows.length, (i) => rows[i]!);
   });
   afterAll(() => space.remove());
 
@@ -203,30 +179,7 @@ describe('portico inquiries list --format ndjson to a reader slower than the dat
   const MESSAGE = 'We would like to see how residents book the shared rooms. '.repeat(65); // about 4 KB
   beforeAll(async () => {
     space = await workspace();
-    const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
-    await migrateToLatest(db);
-    const store = sqlInquiryStore(db);
-    for (let first = 0; first < COUNT; first += 500) {
-      await Promise.all(
-        Array.from({ length: 500 }, (_, i) =>
-          store.create({
-            id: `inquiry-${String(first + i).padStart(6, '0')}`,
-            createdAt: 1_000 + first + i,
-            status: 'sent',
-            channel: 'api',
-            name: 'Ana',
-            email: 'ana@example.com',
-            message: MESSAGE,
-            locale: 'es',
-            clientId: null,
-            remoteIp: '192.0.2.1',
-            idempotencyKey: null,
-            fingerprint: 'f'.repeat(64),
-          }),
-        ),
-      );
-    }
-    await db.destroy();
+    await storeInquiries(space, COUNT, () => ({ message: MESSAGE }));
   });
   afterAll(() => space.remove());
 

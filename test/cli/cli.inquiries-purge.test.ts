@@ -1,13 +1,11 @@
 // `portico inquiries purge --older-than DAYS` deletes old inquiries and prints how many; it needs a valid DAYS.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as pause } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
-import { CLI, ROOT, lines, seedInquiries, workspace, type Workspace } from './cli-harness.js';
+import { CLI, ROOT, lines, seedInquiries, storeInquiries, workspace, type Workspace } from './cli-harness.js';
 
 /** The nice value of each thread of a running process (Linux's /proc: field 19 of each thread's stat). */
 function niceValues(pid: number): number[] {
@@ -40,29 +38,7 @@ describe('portico inquiries purge', () => {
 
   it.runIf(process.platform === 'linux')('runs at the lowest CPU priority, every thread of it, so that a node serving beside it keeps its CPU', async () => {
     // Enough inquiries for several batches: time to read the command's threads while it deletes.
-    const api = await startApp({ ...space.env, SMTP_URL: smtp.url }, { dir: space.dir });
-    const old = Date.now() - 86_400_000;
-    for (let i = 0; i < 3_000; i += 100) {
-      await Promise.all(
-        Array.from({ length: 100 }, (_, j) =>
-          api.deps.inquiries.create({
-            id: randomUUID(),
-            createdAt: old + i + j,
-            status: 'sent',
-            channel: 'api',
-            name: 'Ana',
-            email: 'ana@example.com',
-            message: 'Hello',
-            locale: 'en',
-            clientId: null,
-            remoteIp: '127.0.0.1',
-            idempotencyKey: null,
-            fingerprint: `f${i + j}`,
-          }),
-        ),
-      );
-    }
-    await api.close();
+    await storeInquiries(space, 3_000);
 
     const purge = spawn(process.execPath, [join(ROOT, CLI), 'inquiries', 'purge', '--older-than', '0'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...space.env }, stdio: 'ignore' });
     const exited = new Promise((resolve) => purge.once('exit', resolve));
