@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { logLines } from './adapters/log-lines.js';
 import { redisRateLimitStore } from './adapters/redis/rate-limit-store.js';
 import { openDatabase, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
@@ -188,13 +189,8 @@ function turnstileHostnames(config: Readonly<Config>): string[] {
   return [...new Set([config.publicUrl, ...config.contactAllowedOrigins].map((url) => new URL(url).hostname))];
 }
 
-/**
- * Pino with the request serializer trimmed: path without query (tokens may hide there), no headers.
- * Lines go to stdout as nginx's buffered access log does (`buffer=... flush=1s`): gathered up to 1 KB
- * and written asynchronously, never stopping the event loop, at least once a second; pino writes what
- * is left synchronously when the process exits (a crash, or the end of a SIGTERM's shutdown).
- */
-function createLogger(level: string, destination: pino.DestinationStream = stdoutInBatches()): Logger {
+/** Pino with the request serializer trimmed: path without query (tokens may hide there), no headers. Lines go to stdout in batches (log-lines.ts). */
+function createLogger(level: string, destination: pino.DestinationStream = logLines()): Logger {
   return pino(
     {
       level,
@@ -207,11 +203,3 @@ function createLogger(level: string, destination: pino.DestinationStream = stdou
     destination,
   );
 }
-
-/** Lines are gathered before a write: a write a line would cost more than the line. */
-const LOG_BUFFER_BYTES = 1024;
-/** SonicBoom measures its whole pending string each time it appends a line: short ones keep that cheap. */
-const LOG_WRITE_BYTES = 2048;
-const LOG_FLUSH_MS = 1000;
-
-const stdoutInBatches = () => pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, maxWrite: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS });
