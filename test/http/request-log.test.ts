@@ -107,6 +107,15 @@ describe('behind a trusted proxy (TRUST_PROXY)', () => {
     expect(accessLines(lines()).at(-1)).toMatchObject({ reqId: '3f2a9c1e7b6d4e5f8a9b0c1d2e3f4a5b', ip: '203.0.113.9' });
   });
 
+  it('writes one JSON line whatever the path, the X-Request-Id or X-Forwarded-For hold', async () => {
+    const socket = connect(Number(new URL(api.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    const id = 'a"b\\c';
+    socket.end(`GET /nowhere/"quoted"\\back HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nX-Forwarded-For: 203.0.113.9"\\\r\nConnection: close\r\n\r\n`);
+    for await (const _ of socket);
+    await vi.waitFor(() => expect(accessLines(lines()).at(-1)).toMatchObject({ reqId: id, path: '/nowhere/"quoted"\\back', ip: '203.0.113.9"\\', status: 404 }));
+  });
+
   it('makes its own id when the X-Request-Id is empty, too long, or holds a space or a character beyond ASCII', async () => {
     for (const bad of ['', 'x'.repeat(129), 'two words', 'caf\u00e9']) {
       await fetch(`${api.url}/healthz`, { headers: { 'x-request-id': bad } });
