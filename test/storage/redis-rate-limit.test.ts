@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { redisRateLimitStore, type RateLimitCounter, type RateLimitStore } from '../../src/adapters/redis/rate-limit-store.js';
 import { freePort } from '../support/app.js';
 import { answersPing, canRunPrivateRedis, MACHINE_REDIS, startPrivateRedis } from '../support/redis.js';
@@ -46,6 +46,23 @@ describe.skipIf(!machineRedisAnswers)('rate-limit counters in Redis', () => {
     expect(await directGet(MACHINE_REDIS, `${prefix}crowd`)).toBe('50');
   });
 
+  it('sends the counts asked for in one turn to Redis as one command', async () => {
+    const prefix = await isolatedPrefix();
+    const { store } = await startNode({ keyPrefix: prefix });
+    const monitor = await new Redis(MACHINE_REDIS, { maxRetriesPerRequest: 0 }).monitor();
+    cleanups.push(async () => monitor.disconnect());
+    const commands: string[][] = [];
+    // The commands a client sent, not those its script ran.
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.some((arg) => arg.startsWith(prefix))) commands.push(args);
+    });
+    const read = new Promise((resolve) => store.read('b', resolve, 60_000, 100));
+
+    await Promise.all([...Array.from({ length: 20 }, () => incr(store, 'a')), incr(store, 'c'), read]);
+    await vi.waitFor(() => expect(commands).toHaveLength(1));
+    expect(commands[0]![0]!.toLowerCase()).toMatch(/^eval(sha)?$/);
+  });
+
   it('reports the time left in the window and starts a new window once it has passed', async () => {
     const { store } = await startNode({ keyPrefix: await isolatedPrefix() });
 
@@ -56,6 +73,17 @@ describe.skipIf(!machineRedisAnswers)('rate-limit counters in Redis', () => {
     expect(second.ttl).toBeLessThanOrEqual(300);
     await sleep(400);
     expect(await incr(store, 'client', 300)).toEqual({ current: 1, ttl: 300 });
+  });
+
+  it('gives a counter found without an expiry one, so that its client is not limited for good', async () => {
+    const prefix = await isolatedPrefix();
+    const { store } = await startNode({ keyPrefix: prefix });
+    const redis = new Redis(MACHINE_REDIS, { maxRetriesPerRequest: 0 });
+    cleanups.push(async () => redis.disconnect());
+    await redis.set(`${prefix}stuck`, '7');
+
+    expect(await incr(store, 'stuck', 60_000)).toEqual({ current: 8, ttl: 60_000 });
+    expect(await redis.pttl(`${prefix}stuck`)).toBeGreaterThan(59_000);
   });
 
   it('reads a window without counting a request in it', async () => {

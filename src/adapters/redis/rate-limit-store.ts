@@ -46,30 +46,37 @@ export interface RedisRateLimitStore {
 // expiring (PEXPIRE) when its window ends; e.g. `portico:rl:203.0.113.7token` = "4", PTTL 41200.
 export const DEFAULT_KEY_PREFIX = 'portico:rl:';
 
-// Atomic in one round trip, like @fastify/rate-limit's store/RedisStore.js. Unlike it, a counter found
-// without an expiry gets one: otherwise its client would stay limited for good.
-const INCREMENT = `
-local current = redis.call('INCR', KEYS[1])
-local ttl = tonumber(ARGV[1])
-if current > 1 then ttl = redis.call('PTTL', KEYS[1]) end
-if current == 1 or ttl < 0 then
-  ttl = tonumber(ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ttl)
+// The counts of one turn of the event loop in one script call: KEYS are the counters, ARGV[i] the window
+// of KEYS[i] in ms to count a request in it, or -1 to read it. Each count is @fastify/rate-limit's
+// store/RedisStore.js's, atomic as a script is; unlike it, a counter found without an expiry gets one
+// (otherwise its client would stay limited for good). A read is the state of a window without counting.
+// Returns a flat list: each counter's count, then its time left in ms.
+const COUNT = `
+local answers = {}
+for i, key in ipairs(KEYS) do
+  local window = tonumber(ARGV[i])
+  local current, ttl
+  if window < 0 then
+    current = tonumber(redis.call('GET', key) or '0')
+    ttl = 0
+    if current > 0 then ttl = math.max(redis.call('PTTL', key), 0) end
+  else
+    current = redis.call('INCR', key)
+    ttl = window
+    if current > 1 then ttl = redis.call('PTTL', key) end
+    if current == 1 or ttl < 0 then
+      ttl = window
+      redis.call('PEXPIRE', key, ttl)
+    end
+  end
+  answers[2 * i - 1] = current
+  answers[2 * i] = ttl
 end
-return {current, ttl}`;
+return answers`;
 
-// RedisStore.js's read: the state of a window without counting a request in it.
-const READ = `
-local current = redis.call('GET', KEYS[1])
-if not current then return {0, 0} end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then ttl = 0 end
-return {tonumber(current), ttl}`;
+const READ = -1;
 
-type ScriptedPipeline = ReturnType<Redis['pipeline']> & {
-  porticoRateLimitIncr(key: string, windowMs: number): void;
-  porticoRateLimitRead(key: string): void;
-};
+type ScriptedRedis = Redis & { porticoRateLimitCount(keys: number, ...keysThenWindows: (string | number)[]): Promise<number[]> };
 
 /**
  * Counters in Redis for @fastify/rate-limit, counted in this node's memory whenever Redis does not answer
@@ -89,8 +96,8 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
     // Keep trying for ever, so a node returns to the shared counters on its own.
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, maxReconnectDelayMs),
   });
-  redis.defineCommand('porticoRateLimitIncr', { numberOfKeys: 1, lua: INCREMENT });
-  redis.defineCommand('porticoRateLimitRead', { numberOfKeys: 1, lua: READ });
+  // No numberOfKeys: each call says how many counters it carries.
+  redis.defineCommand('porticoRateLimitCount', { lua: COUNT });
 
   // Never the URL: it may carry the password.
   const where = { redis: redisHost(options.url) };
@@ -126,43 +133,39 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
     redis.once('ready', settle).once('error', settle);
   });
 
-  const answered = (reply: [number, number], callback: CounterCallback) => {
-    recover();
-    callback(null, { current: reply[0], ttl: reply[1] });
-  };
-  const unanswered = (error: Error, fallBack: () => void) => {
+  // No answer in time, or an error: drop the connection when it was a timeout, so later requests go to
+  // memory without waiting, and the reconnection's 'ready' tells us when Redis is back. Once only: the
+  // requests in flight on it fail together.
+  const unanswered = (error: Error) => {
     degrade(error);
-    // No answer in time (rather than an error reply): drop the connection, so later requests go to
-    // memory without waiting, and the reconnection's 'ready' tells us when Redis is back. Once only:
-    // the requests in flight on it fail together.
     if (error.name !== 'ReplyError' && redis.status === 'ready' && !dropping) {
       dropping = true;
       redis.disconnect(true);
     }
-    fallBack();
   };
 
-  // The counts asked for in one turn of the event loop go to Redis as one pipeline: one write and one
-  // read for all of them, where each request would otherwise pay a round trip's system calls and wake
-  // Redis once (the token endpoint's requests arrive several a turn under load).
+  // The counts asked for in one turn of the event loop go to Redis as one script call: one command for
+  // all of them, where each request would otherwise cost Redis a command of its own (the token
+  // endpoint's requests arrive several a turn under load; docs/performance.md, "PostgreSQL + Redis").
   let waiting: { method: 'incr' | 'read'; key: string; callback: CounterCallback; windowMs: number; max: number }[] = [];
   const flush = () => {
     const batch = waiting;
     waiting = [];
-    const pipeline = redis.pipeline() as unknown as ScriptedPipeline;
-    for (const { method, key, windowMs } of batch) {
-      if (method === 'incr') pipeline.porticoRateLimitIncr(keyPrefix + key, windowMs);
-      else pipeline.porticoRateLimitRead(keyPrefix + key);
-    }
-    // LocalStore answers with its own counter object, which the next count changes: the batch's
-    // requests are counted one after another before any of them reads its answer, so each gets a copy.
-    const inMemory = (i: number) => () => {
-      const { method, key, callback, windowMs, max } = batch[i]!;
-      fallback[method](key, (error: Error | null, counter: RateLimitCounter) => callback(error, { current: counter.current, ttl: counter.ttl }), windowMs, max);
-    };
-    pipeline.exec().then(
-      (replies) => replies!.forEach(([error, reply], i) => (error ? unanswered(error, inMemory(i)) : answered(reply as [number, number], batch[i]!.callback))),
-      (error: unknown) => batch.forEach((_, i) => unanswered(error as Error, inMemory(i))),
+    const keys = batch.map(({ key }) => keyPrefix + key);
+    const windows = batch.map(({ method, windowMs }) => (method === 'incr' ? windowMs : READ));
+    (redis as ScriptedRedis).porticoRateLimitCount(batch.length, ...keys, ...windows).then(
+      (answers) => {
+        recover();
+        batch.forEach(({ callback }, i) => callback(null, { current: answers[2 * i]!, ttl: answers[2 * i + 1]! }));
+      },
+      (error: unknown) => {
+        unanswered(error as Error);
+        // LocalStore answers with its own counter object, which the next count changes: the batch's
+        // requests are counted one after another before any of them reads its answer, so each gets a copy.
+        for (const { method, key, callback, windowMs, max } of batch) {
+          fallback[method](key, (failed: Error | null, counter: RateLimitCounter) => callback(failed, { current: counter.current, ttl: counter.ttl }), windowMs, max);
+        }
+      },
     );
   };
   const count = (method: 'incr' | 'read', key: string, callback: CounterCallback, windowMs: number, max: number) => {
