@@ -59,6 +59,10 @@ export function openDatabase(database: Database): Db {
   // A deleted row's bytes are zeroed in its page rather than left for anyone who reads the file
   // (erasure, retention); FAST does it only where the page is written anyway.
   sqlite.pragma('secure_delete = FAST');
+  // better-sqlite3 builds SQLite with a 16 MB page cache a connection (SQLite's own default is 2 MB):
+  // the token endpoint's inserts filled it, a fifth of a node's peak memory. Pages it no longer holds
+  // are a read from the kernel's page cache away; 4 MB measured the same rate (docs/performance.md, "Memory").
+  sqlite.pragma('cache_size = -4000');
   const cached = withStatementCache(sqlite);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
   // The direct hot path (sqlite-direct.ts) prepares through the same cache.
