@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,15 +7,19 @@ import { promisify } from 'node:util';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { logLines } from './log-lines.js';
 
+/** A file for the lines of one test; its destination closes it, and the file goes after the test. */
 async function logFile(): Promise<{ fd: number; text: () => Promise<string> }> {
   const dir = await mkdtemp(join(tmpdir(), 'portico-log-lines-'));
   const path = join(dir, 'out.log');
-  const fd = openSync(path, 'a');
-  onTestFinished(async () => {
-    closeSync(fd);
-    await rm(dir, { recursive: true, force: true });
-  });
-  return { fd, text: () => readFile(path, 'utf8') };
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return { fd: openSync(path, 'a'), text: () => readFile(path, 'utf8') };
+}
+
+/** Lines to the file, ended after the test: a destination left open would go on writing to its descriptor once the number is another file's. */
+function linesTo(fd: number) {
+  const lines = logLines(fd);
+  onTestFinished(() => lines.end());
+  return lines;
 }
 
 const line = (i: number) => `{"n":${i},"msg":"Überweisung für Zoë ✓ ${'x'.repeat(i % 300)}"}\n`;
@@ -23,7 +27,7 @@ const line = (i: number) => `{"n":${i},"msg":"Überweisung für Zoë ✓ ${'x'.r
 describe('log lines', () => {
   it('are written whole and in order, whatever characters they hold and however long the burst', async () => {
     const file = await logFile();
-    const lines = logLines(file.fd);
+    const lines = linesTo(file.fd);
     const expected: string[] = [];
     // Far more than one write carries, queued while the first writes are in flight.
     for (let i = 0; i < 20_000; i++) {
@@ -36,7 +40,7 @@ describe('log lines', () => {
 
   it('wait for a batch, and are all written by a synchronous flush, as pino does when the process exits', async () => {
     const file = await logFile();
-    const lines = logLines(file.fd);
+    const lines = linesTo(file.fd);
     lines.write(line(1));
     lines.write(line(2));
     expect(await file.text()).toBe('');

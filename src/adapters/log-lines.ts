@@ -11,6 +11,8 @@ const FLUSH_MS = 1000;
 export interface LogLines extends pino.DestinationStream {
   flush(callback?: (error?: Error) => void): void;
   flushSync(): void;
+  /** Writes what is left, then closes the file descriptor (never stdout's or stderr's). */
+  end(): Promise<void>;
 }
 
 /**
@@ -40,11 +42,12 @@ export function logLines(fd = 1): LogLines {
   // A crash or process.exit() comes before the turn's end: its lines are written at once, whether pino's
   // own flush at exit (registered with the destination) has already run or not. No 'beforeExit': while
   // lines are gathered, the turn's end is still to run, and the process does not stop.
-  process.on('exit', () => {
+  const atExit = () => {
     if (gathered === '') return;
     handOver();
     sonic.flushSync();
-  });
+  };
+  process.on('exit', atExit);
   return {
     write(line: string) {
       if (gathered === '') setImmediate(handOver);
@@ -57,6 +60,13 @@ export function logLines(fd = 1): LogLines {
     flushSync() {
       handOver();
       sonic.flushSync();
+    },
+    end() {
+      handOver();
+      process.off('exit', atExit);
+      const closed = new Promise<void>((resolve) => sonic.once('close', () => resolve()));
+      sonic.end();
+      return closed;
     },
   };
 }
