@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type Problem } from '../errors.js';
 import { logUnrouted } from './request-log.js';
+import { jsonString } from './json-string.js';
 
 const FASTIFY_CODES: Record<string, AppError['code']> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -26,16 +27,6 @@ export function toAppError(error: unknown): AppError {
 // The code is a catalogue name ([a-z_]); only the description can need escaping. Built by hand, not by
 // JSON.stringify of an object, which costs a noticeable part of a refusal (docs/performance.md, "Refusals").
 const errorBody = (problem: Problem) => `{"error":"${problem.code}","error_description":${jsonString(problem.description)},"ok":false}`;
-
-/** A JSON string (RFC 8259 section 7): copied as it is unless it holds a character JSON.stringify would escape. */
-function jsonString(value: string): string {
-  for (let i = 0; i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    // Controls, quotation mark, reverse solidus, and surrogates (JSON.stringify writes a lone one as a \u escape).
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(value);
-  }
-  return `"${value}"`;
-}
 
 /** Answers `problem` with its status and headers and the one error body (D9), never cached. */
 export function sendError(reply: FastifyReply, problem: Problem): FastifyReply {

@@ -5,6 +5,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
+import { jsonString } from './json-string.js';
 import { pino, type Logger } from 'pino';
 
 /** The longest path an access line holds for a request no route served (probes send long ones). */
@@ -118,10 +119,6 @@ function accessLineWriter(logger: Logger, peers: (address: string, hop: number) 
     );
   };
 }
-
-/** What JSON.stringify would escape in a string: a quote, a backslash, a control character, a lone surrogate. */
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-const jsonString = (value: string): string => (ESCAPED.test(value) ? JSON.stringify(value) : `"${value}"`);
 
 const length = (name: string, header: unknown): string => {
   if (header === undefined) return '';
