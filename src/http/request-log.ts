@@ -115,10 +115,16 @@ function accessLineWriter(logger: Logger, peers: (address: string, hop: number) 
     // Fastify hands its headers to writeHead, where node:http does not keep them.
     const lengths = length('requestBytes', request.headers['content-length']) + length('responseBytes', request[REPLY]?.getHeader('content-length'));
     stream.write(
-      `{"level":${answered ? 30 : 40},"time":${Date.now()}${bindings},"reqId":${jsonString(request[ID])},"method":${jsonString(request.method ?? '')},${where},"status":${this.statusCode},"ms":${ms},"ip":${jsonString(proxyAddr(request, peers))}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
+      `{"level":${answered ? 30 : 40},"time":${Date.now()}${bindings},"reqId":${jsonString(request[ID])},"method":${jsonString(request.method ?? '')},${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
     );
   };
 }
+
+/** The client's address, as pino would write it: none once the socket is gone (a connection dropped unanswered). */
+const ipOf = (request: IncomingMessage, peers: (address: string, hop: number) => boolean): string => {
+  const ip = request.socket.remoteAddress === undefined ? undefined : proxyAddr(request, peers);
+  return ip === undefined ? '' : `,"ip":${jsonString(ip)}`;
+};
 
 const length = (name: string, header: unknown): string => {
   if (header === undefined) return '';
