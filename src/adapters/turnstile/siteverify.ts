@@ -3,6 +3,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Random } from '../../ports/random.js';
 import { HumanCheckUnavailable, type HumanCheck, type HumanCheckResult } from '../../ports/human-check.js';
+import { Slots } from '../slots.js';
 
 export interface SiteverifyOptions {
   secretKey: string;
@@ -11,6 +12,12 @@ export interface SiteverifyOptions {
   allowedHostnames: readonly string[];
   timeoutMs: number;
   random: Random;
+}
+
+/** An HTTP answer read whole. */
+interface Answer {
+  status: number;
+  text: string;
 }
 
 interface SiteverifyResponse {
@@ -25,6 +32,9 @@ const OUTAGE_CODES = new Set(['internal-error', 'missing-input-secret', 'invalid
 // Connections to siteverify are kept alive and bounded: a burst of browser inquiries (or a stalled
 // Cloudflare) queues here instead of opening one socket per inquiry: with fetch, whose pool has no
 // bound, 24 inquiries at once against a stalled siteverify held 33 sockets (test/reliability/upstream-faults).
+// The requests wait for a place in Slots, not in the agent's own queue: when any socket closes, node:http's
+// Agent opens one for the next queued request without checking maxSockets, even one abandoned at its
+// deadline, and a burst against a stalled siteverify was seen holding 18.
 const MAX_CONNECTIONS = 16;
 // Its answers are a few hundred bytes; anything far larger is not one of them, and is not buffered.
 const MAX_ANSWER_BYTES = 16 * 1024;
@@ -38,11 +48,12 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
   const https = url.protocol === 'https:';
   const agent = new (https ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: 4 });
   const send = https ? httpsRequest : httpRequest;
+  const slots = new Slots(MAX_CONNECTIONS);
 
   const ask = async (token: string, remoteIp: string, idempotencyKey: string): Promise<HumanCheckResult> => {
     // The secret travels in the form body, never in the URL, so proxies do not log it.
     const body = new URLSearchParams({ secret: options.secretKey, response: token, remoteip: remoteIp, idempotency_key: idempotencyKey }).toString();
-    let answer: { status: number; text: string };
+    let answer: Answer;
     try {
       answer = await post(body, AbortSignal.timeout(options.timeoutMs));
     } catch (error) {
@@ -75,12 +86,12 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
 
   /** One POST of a form; resolves with the whole answer, rejects when cut off, too large or too late. */
   function post(body: string, signal: AbortSignal) {
-    return new Promise<{ status: number; text: string }>((settle, fail) => {
-      // A request still queued for one of the agent's sockets learns of its abort only when a socket
-      // comes free (Node 20): the deadline is kept here, whatever the agent does.
+    return new Promise<Answer>((settle, fail) => {
+      // The deadline settles it whatever the request is doing (waiting for a place, connecting or reading),
+      // with the deadline's own reason.
       const onAbort = () => fail(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
-      const resolve = (answer: { status: number; text: string }) => {
+      const resolve = (answer: Answer) => {
         signal.removeEventListener('abort', onAbort);
         settle(answer);
       };
@@ -88,24 +99,38 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
         signal.removeEventListener('abort', onAbort);
         fail(error);
       };
-      const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
-      const request = send(url, { method: 'POST', agent, headers, signal }, (response: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_ANSWER_BYTES) request.destroy(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        response.on('error', reject);
-        response.on('close', () => {
-          if (!response.complete) reject(new Error('answer cut off'));
-        });
-      });
-      request.on('error', reject);
-      request.end(body);
+      slots.take(signal).then((release) => {
+        if (signal.aborted) {
+          release();
+          return;
+        }
+        const request = exchange(body, signal, resolve, reject);
+        // 'close' comes once the socket is back in the pool or closed: only then may another request have it.
+        request.on('close', release);
+      }, reject);
     });
+  }
+
+  /** The request itself, on a place already taken: settles with the whole answer or the reason there is none. */
+  function exchange(body: string, signal: AbortSignal, resolve: (answer: Answer) => void, reject: (error: unknown) => void) {
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) };
+    const request = send(url, { method: 'POST', agent, headers, signal }, (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_ANSWER_BYTES) request.destroy(new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+      response.on('close', () => {
+        if (!response.complete) reject(new Error('answer cut off'));
+      });
+    });
+    request.on('error', reject);
+    request.end(body);
+    return request;
   }
 
   return {
