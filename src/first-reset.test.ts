@@ -8,7 +8,8 @@ describe('the first connection reset, before serving', () => {
   it('has node:net handle a real ECONNRESET, as it will a client’s', async () => {
     const emit = vi.spyOn(Socket.prototype, 'emit');
     await resetOneConnection();
-    const errors = emit.mock.calls.filter(([name]) => name === 'error').map(([, error]) => (error as NodeJS.ErrnoException).code);
+    const calls = emit.mock.calls as unknown as [string, unknown][];
+    const errors = calls.filter(([name]) => name === 'error').map(([, error]) => (error as NodeJS.ErrnoException).code);
     expect(errors).toEqual(['ECONNRESET']);
   });
 
