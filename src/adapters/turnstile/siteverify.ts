@@ -34,7 +34,7 @@ const OUTAGE_CODES = new Set(['internal-error', 'missing-input-secret', 'invalid
 // bound, 24 inquiries at once against a stalled siteverify held 33 sockets (test/reliability/upstream-faults).
 // The requests wait for a place in Slots, not in the agent's own queue: when any socket closes, node:http's
 // Agent opens one for the next queued request without checking maxSockets, even one abandoned at its
-// deadline, and a burst against a stalled siteverify was seen holding 18.
+// deadline: a burst against a stalled siteverify could hold 18.
 const MAX_CONNECTIONS = 16;
 // Its answers are a few hundred bytes; anything far larger is not one of them, and is not buffered.
 const MAX_ANSWER_BYTES = 16 * 1024;
