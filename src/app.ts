@@ -141,6 +141,17 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   // close() resolves once every handler has finished, including those whose client went away
   // (an inquiry being sent is recorded as sent before the stores close).
   app.addHook('onClose', () => inFlight.idle());
+  // After server.close(), node:http keeps a keep-alive connection whose request was underway open for
+  // the keep-alive time (72 s), and close() with it: such a connection goes once its answer is sent.
+  let idle: NodeJS.Timeout | undefined;
+  app.addHook('preClose', (done) => {
+    idle = setInterval(() => app.server.closeIdleConnections(), 100).unref();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    clearInterval(idle);
+    done();
+  });
   installErrorHandling(app, (path) => methodsByPath.get(path));
   // Discovery documents are serialized now, not by the first request that asks for one.
   for (const spec of routes) spec.prepare?.();

@@ -62,8 +62,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
     if (closing) return;
     closing = true;
     deps.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    // Keep-alive connections go as soon as their request is answered; after 9 s, all of them go.
-    const idle = setInterval(() => app.server.closeIdleConnections(), 100);
+    // Keep-alive connections go as soon as their request is answered (app.ts); after 9 s, all of them go.
     const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     const abandon = setTimeout(() => {
       deps.logger.warn('shutting down: deliveries still waiting are given up; their inquiries are kept and retried by the next process');
@@ -71,7 +70,6 @@ export async function serve(config: Readonly<Config>): Promise<void> {
       deps.webhook?.abandon();
     }, DELIVERY_GRACE_MS);
     await Promise.all([app.close(), metricsServer?.close()]);
-    clearInterval(idle);
     clearTimeout(deadline);
     clearTimeout(abandon);
     await jobs.stop();

@@ -127,3 +127,24 @@ describe('idle connections', () => {
     expect(await closed).toBeLessThan(3_000);
   });
 });
+
+describe('closing the app', () => {
+  it('answers a keep-alive request that was underway, then closes its connection instead of keeping it for the keep-alive time', async () => {
+    const api = await startApp({ RATE_LIMITS: 'off' });
+    const socket = await opened(Number(new URL(api.url).port));
+    const body = JSON.stringify({ name: 'Ana' });
+    socket.write(`POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: keep-alive\r\n\r\n${body.slice(0, 5)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    const ended = new Promise((resolve) => socket.once('close', resolve));
+    const started = performance.now();
+    const closed = api.close();
+    socket.write(body.slice(5));
+    await closed;
+    await ended;
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).not.toMatch(/connection: close/i);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});

@@ -57,9 +57,7 @@ export async function startApp(env: Record<string, string> = {}, options: DepsOp
         body: typeof body === 'string' ? body : JSON.stringify(body),
       }),
     async close() {
-      // As serve's shutdown does: a keep-alive connection whose request was underway goes once it is answered.
-      const idle = setInterval(() => app.server.closeIdleConnections(), 100);
-      await app.close().finally(() => clearInterval(idle));
+      await app.close();
       await deps.close();
       if (!options.dir) await rm(dir, { recursive: true, force: true });
     },
