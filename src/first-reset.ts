@@ -1,6 +1,6 @@
 // A connection reset on loopback before the node serves: the first reset V8 sees comes before any
 // request path is optimized, not in the middle of the first load.
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
 
 /** Long enough for loopback; a machine that cannot do it in this time starts anyway. */
 const GIVE_UP_MS = 1_000;
@@ -16,11 +16,12 @@ const GIVE_UP_MS = 1_000;
  * (docs/performance.md, "A first reset at start"). Never fails: it only prepares the engine.
  */
 export async function resetOneConnection(): Promise<void> {
-  const server = createServer((socket) => socket.on('error', () => {}));
+  let closed = () => {};
   const done = new Promise<void>((resolve) => {
-    server.on('connection', (socket: Socket) => socket.once('close', () => resolve()));
+    closed = resolve;
     setTimeout(resolve, GIVE_UP_MS).unref();
   });
+  const server = createServer((socket) => socket.on('error', () => {}).once('close', closed));
   try {
     await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as { port: number };

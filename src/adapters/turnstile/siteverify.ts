@@ -100,10 +100,6 @@ export function siteverifyHumanCheck(options: SiteverifyOptions): HumanCheck {
         fail(error);
       };
       slots.take(signal).then((release) => {
-        if (signal.aborted) {
-          release();
-          return;
-        }
         const request = exchange(body, signal, resolve, reject);
         // 'close' comes once the socket is back in the pool or closed: only then may another request have it.
         request.on('close', release);
