@@ -21,6 +21,7 @@ const REPLY = Symbol('portico.reply');
 interface LoggedRequest extends IncomingMessage {
   [ID]: string;
   [STARTED]: number;
+  /** The access line's `"route":...` field. */
   [ROUTE]?: string;
   [REPLY]?: FastifyReply;
 }
@@ -60,15 +61,16 @@ export function accessLog(logger: Logger, trust: ProxyTrust, processId: string):
   };
 }
 
-/** A route's first onRequest hook: its requests' access lines name it. */
-export const logRoute =
-  (route: string): onRequestHookHandler =>
-  (request, reply, done) => {
+/** A route's first onRequest hook: its requests' access lines name it, with the field made once. */
+export function logRoute(route: string): onRequestHookHandler {
+  const field = `"route":${jsonString(route)}`;
+  return (request, reply, done) => {
     const raw = request.raw as Partial<LoggedRequest>;
-    raw[ROUTE] = route;
+    raw[ROUTE] = field;
     raw[REPLY] = reply;
     done();
   };
+}
 
 /** For a request no route served: its access line gives the answer's length too. */
 export function logUnrouted(request: FastifyRequest, reply: FastifyReply): void {
@@ -103,27 +105,39 @@ function accessLineWriter(logger: Logger, peers: (address: string, hop: number) 
   const stream = internals[symbols.streamSym] as pino.DestinationStream;
   const bindings = internals[symbols.chindingsSym] as string;
   const [info, warn] = [logger.isLevelEnabled('info'), logger.isLevelEnabled('warn')];
+  // The time as pino writes it (epoch milliseconds), its digits made once a millisecond: at load, many
+  // lines share one, and a number this large is a heap number V8 formats afresh each time.
+  let lastMs = 0;
+  let time = '0';
   return function ended(this: ServerResponse): void {
     // The client went away before the answer was sent.
     const answered = this.writableFinished;
     if (!(answered ? info : warn)) return;
     const request = this.req as LoggedRequest;
-    const route = request[ROUTE];
     // The route's pattern; the path itself only when no route matched, without its query.
-    const where = route === undefined ? `"path":${jsonString(pathOf(request.url ?? ''))}` : `"route":${jsonString(route)}`;
+    const where = request[ROUTE] ?? `"path":${jsonString(pathOf(request.url ?? ''))}`;
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      time = String(now);
+    }
     const ms = Math.round((performance.now() - request[STARTED]) * 100) / 100;
     // Fastify hands its headers to writeHead, where node:http does not keep them.
     const lengths = length('requestBytes', request.headers['content-length']) + length('responseBytes', request[REPLY]?.getHeader('content-length'));
     stream.write(
-      `{"level":${answered ? 30 : 40},"time":${Date.now()}${bindings},"reqId":${jsonString(request[ID])},"method":${jsonString(request.method ?? '')},${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
+      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(request[ID])},"method":${jsonString(request.method ?? '')},${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
     );
   };
 }
 
-/** The client's address, as pino would write it: none once the socket is gone (a connection dropped unanswered). */
+/**
+ * The client's address, as pino would write it: none once the socket is gone (a connection dropped
+ * unanswered). Without X-Forwarded-For it is the peer's whatever TRUST_PROXY says, as proxy-addr finds.
+ */
 const ipOf = (request: IncomingMessage, peers: (address: string, hop: number) => boolean): string => {
-  const ip = request.socket.remoteAddress === undefined ? undefined : proxyAddr(request, peers);
-  return ip === undefined ? '' : `,"ip":${jsonString(ip)}`;
+  const peer = request.socket.remoteAddress;
+  if (peer === undefined) return '';
+  return `,"ip":${jsonString(request.headers['x-forwarded-for'] === undefined ? peer : proxyAddr(request, peers))}`;
 };
 
 const length = (name: string, header: unknown): string => {

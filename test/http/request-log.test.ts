@@ -47,6 +47,16 @@ describe('the access line', () => {
     expect(linesOf(line.reqId!)).toEqual([line]);
   });
 
+  it('carries the moment it was written, in milliseconds since the epoch as pino writes its own lines', async () => {
+    for (let i = 0; i < 2; i++) {
+      const before = Date.now();
+      await fetch(`${api.url}/healthz`);
+      expect(lastAccessLine().time).toBeGreaterThanOrEqual(before);
+      expect(lastAccessLine().time).toBeLessThanOrEqual(Date.now());
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  });
+
   it('gives every request its own id', async () => {
     for (let i = 0; i < 3; i++) await fetch(`${api.url}/healthz`);
     const ids = accessLines(parse(api.logs.join(''))).map((line) => line.reqId);
