@@ -5,7 +5,7 @@ import { AppError, Refusal, type ErrorCode } from '../errors.js';
 import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
 import { policyHeader, type RateLimits } from '../rate-limits.js';
 import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
-import { verifyBearer } from './bearer.js';
+import { verifyBearer, type ProtectedResource } from './bearer.js';
 import type { PublicOrigin } from '../public-origin.js';
 import { sendError } from './error-mapper.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
@@ -86,44 +86,62 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     },
     onRequest,
     preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
-    handler: spec.auth
-      ? async (request, reply) => {
-          inFlight.begin();
-          try {
-            const principal = await verifyBearer(request.headers.authorization, spec.auth!, target, settings.tokens, request.headers.host);
-            const valid = input(spec, request, principal);
-            if (valid instanceof Refusal) return void sendError(reply, valid);
-            // Handed to Fastify, which waits for it: the handler's own work is done.
-            // eslint-disable-next-line @typescript-eslint/return-await
-            return send(reply, await spec.handler(valid));
-          } finally {
-            inFlight.end();
-          }
-        }
-      : (request, reply) => {
-          const valid = input(spec, request, undefined);
-          if (valid instanceof Refusal) return void sendError(reply, valid);
-          // Fastify turns a synchronous throw into the error reply, as it does a rejection.
-          const result = spec.handler(valid);
-          // Returning the reply (a thenable) lets Fastify wait for an asynchronous send to finish.
-          if (result instanceof Promise) {
-            inFlight.begin();
-            return result.then(
-              (answer) => {
-                inFlight.end();
-                return send(reply, answer);
-              },
-              (error: unknown) => {
-                inFlight.end();
-                throw error;
-              },
-            );
-          }
-          // A precomputed answer goes out at once: no promise, no microtask turn, nothing returned.
-          send(reply, result);
-          return undefined;
-        },
+    // Without an Authorization header there is no token to look up: the request takes the synchronous path.
+    handler: (request, reply) => {
+      const header = spec.auth ? request.headers.authorization : undefined;
+      return header === undefined ? answer(spec, request, reply, inFlight) : answerBearer(spec, request, reply, header, target, settings.tokens, inFlight);
+    },
   };
+}
+
+/**
+ * The answer to a request without a token. A precomputed answer goes out at once: no promise, no
+ * microtask turn, nothing returned; a refusal likewise.
+ */
+function answer(spec: RouteSpec, request: FastifyRequest, reply: FastifyReply, inFlight: InFlight): Promise<FastifyReply> | undefined {
+  const valid = input(spec, request, undefined);
+  if (valid instanceof Refusal) return void sendError(reply, valid);
+  // Fastify turns a synchronous throw into the error reply, as it does a rejection.
+  const result = spec.handler(valid);
+  if (!(result instanceof Promise)) {
+    send(reply, result);
+    return undefined;
+  }
+  // Returning the reply (a thenable) lets Fastify wait for an asynchronous send to finish.
+  inFlight.begin();
+  return result.then(
+    (answered) => {
+      inFlight.end();
+      return send(reply, answered);
+    },
+    (error: unknown) => {
+      inFlight.end();
+      throw error;
+    },
+  );
+}
+
+/** The answer to a request with a Bearer token, checked (RFC 6750) before its input. */
+async function answerBearer(
+  spec: RouteSpec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  header: string,
+  target: ProtectedResource,
+  tokens: TokenVerifier,
+  inFlight: InFlight,
+): Promise<FastifyReply | undefined> {
+  inFlight.begin();
+  try {
+    const principal = await verifyBearer(header, spec.auth!, target, tokens, request.headers.host);
+    const valid = input(spec, request, principal);
+    if (valid instanceof Refusal) return void sendError(reply, valid);
+    // Handed to Fastify, which waits for it: the handler's own work is done.
+    // eslint-disable-next-line @typescript-eslint/return-await
+    return send(reply, await spec.handler(valid));
+  } finally {
+    inFlight.end();
+  }
 }
 
 /**
