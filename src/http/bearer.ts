@@ -17,11 +17,10 @@ export interface ProtectedResource {
 }
 
 /**
- * The principal of a valid Bearer token for `target` with `auth.scope`; undefined when none is sent.
+ * The principal of a valid Bearer token for `target` with `auth.scope`.
  * `host` is the request's Host: a client that came by a loopback alias is told the address to use.
  */
-export async function verifyBearer(header: string | undefined, auth: AuthSpec, target: ProtectedResource, tokens: TokenVerifier, host: string | undefined): Promise<Principal | undefined> {
-  if (header === undefined) return undefined;
+export async function verifyBearer(header: string, auth: AuthSpec, target: ProtectedResource, tokens: TokenVerifier, host: string | undefined): Promise<Principal> {
   const challenge = (error: string, description: string, extra = '') => `Bearer error="${error}", error_description="${description}"${extra}, resource_metadata="${target.metadataUrl}"`;
   const reject = (code: 'invalid_token' | 'insufficient_scope', description: string, extra = '') => {
     // The host is one of this server's loopback names (isAlias), so it is safe in the quoted string.
