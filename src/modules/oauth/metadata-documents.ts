@@ -33,6 +33,8 @@ export const CACHE_MAX_ENTRIES = 1_000;
 interface Entry {
   client: Client;
   expiresAt: number;
+  /** The cache's use count when the entry was last used: the smallest is the least recently used. */
+  lastUse: number;
 }
 
 /**
@@ -42,6 +44,7 @@ interface Entry {
  */
 export function metadataDocuments(fetcher: ClientMetadataFetcher, clock: Clock, policy: MetadataDocumentPolicy): MetadataDocuments {
   const cache = new Map<string, Entry>();
+  let uses = 0;
   // Concurrent requests for one document share one fetch.
   const fetching = new Map<string, Promise<Client>>();
 
@@ -56,19 +59,28 @@ export function metadataDocuments(fetcher: ClientMetadataFetcher, clock: Clock, 
     }
     const now = clock.now();
     const client = clientFromDocument(clientId, fetched.body, now);
-    cache.delete(clientId);
-    if (cache.size >= CACHE_MAX_ENTRIES) cache.delete(cache.keys().next().value!);
-    cache.set(clientId, { client, expiresAt: now + lifetimeMs(fetched.cacheControl) });
+    if (!cache.has(clientId) && cache.size >= CACHE_MAX_ENTRIES) cache.delete(leastRecentlyUsed());
+    cache.set(clientId, { client, expiresAt: now + lifetimeMs(fetched.cacheControl), lastUse: ++uses });
     return client;
+  }
+
+  // A hit only counts a use. Moving it to the end of the Map instead (delete, then set) makes V8 rebuild the
+  // long-lived Map's table in the old generation every request or two, and so run full collections under
+  // load; the scan for the least recently used runs on a fetch only.
+  function leastRecentlyUsed(): string {
+    let oldest: string | undefined;
+    let oldestUse = Infinity;
+    for (const [clientId, entry] of cache) {
+      if (entry.lastUse < oldestUse) [oldest, oldestUse] = [clientId, entry.lastUse];
+    }
+    return oldest!;
   }
 
   return {
     async client(clientId) {
       const cached = cache.get(clientId);
       if (cached && cached.expiresAt > clock.now()) {
-        // Map order is insertion order: moving a hit to the end makes eviction least-recently-used.
-        cache.delete(clientId);
-        cache.set(clientId, cached);
+        cached.lastUse = ++uses;
         return cached.client;
       }
       const url = parseClientIdUrl(clientId);
