@@ -71,7 +71,9 @@ export function metadataDocuments(fetcher: ClientMetadataFetcher, clock: Clock, 
     let oldest: string | undefined;
     let oldestUse = Infinity;
     for (const [clientId, entry] of cache) {
-      if (entry.lastUse < oldestUse) [oldest, oldestUse] = [clientId, entry.lastUse];
+      if (entry.lastUse >= oldestUse) continue;
+      oldest = clientId;
+      oldestUse = entry.lastUse;
     }
     return oldest!;
   }
