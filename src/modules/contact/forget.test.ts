@@ -40,7 +40,14 @@ describe('forgetInquiries', () => {
   it("deletes every match a batch at a time, each batch's copies before its rows", async () => {
     const { deps, events } = slowStore(FORGET_BATCH * 2 + 7);
     expect(await forgetInquiries(deps, { createdBefore: 0 })).toBe(FORGET_BATCH * 2 + 7);
-    expect(events.map((e) => e.what).filter((what) => what !== 'ids')).toEqual([`copies ${FORGET_BATCH}`, `rows ${FORGET_BATCH}`, `copies ${FORGET_BATCH}`, `rows ${FORGET_BATCH}`, 'copies 7', 'rows 7']);
+    expect(events.map((e) => e.what).filter((what) => what !== 'ids')).toEqual([
+      `copies ${FORGET_BATCH}`,
+      `rows ${FORGET_BATCH}`,
+      `copies ${FORGET_BATCH}`,
+      `rows ${FORGET_BATCH}`,
+      'copies 7',
+      'rows 7',
+    ]);
   });
 
   it('rests after each full batch for as long as the batch took', async () => {
