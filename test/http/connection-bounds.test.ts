@@ -1,18 +1,12 @@
 // What one client can make a node hold, through raw sockets on loopback: a pipelined flood that never reads
 // its answers is cut off with memory bounded, and connections beyond MAX_CONNECTIONS are refused at once.
-import { readdir, readFile, readlink } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_TIMEOUTS } from '../../src/app.js';
 import { startApp, type TestApp } from '../support/app.js';
+import { openSockets, residentMb } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
-const rssMb = async (pid: number) => Number(/^VmRSS:\s+(\d+) kB/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-const openSockets = async (pid: number) => {
-  let count = 0;
-  for (const fd of await readdir(`/proc/${pid}/fd`)) if ((await readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')).startsWith('socket:')) count++;
-  return count;
-};
 const opened = (port: number) =>
   new Promise<Socket>((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => resolve(socket));
@@ -33,7 +27,7 @@ describe('a pipelined flood that never reads', () => {
     const pid = node.child.pid!;
     const port = Number(new URL(node.url).port);
     for (let i = 0; i < 20; i++) await (await fetch(`${node.url}/openapi.json`)).arrayBuffer();
-    const [rssBefore, socketsBefore] = [await rssMb(pid), await openSockets(pid)];
+    const [rssBefore, socketsBefore] = [await residentMb(pid), await openSockets(pid)];
     const request = `GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`;
     const burst = request.repeat(Math.floor((64 * 1024) / request.length));
     const sockets: Socket[] = [];
@@ -50,7 +44,7 @@ describe('a pipelined flood that never reads', () => {
     let sockets2s = Infinity;
     const started = Date.now();
     while (Date.now() - started < 3_000) {
-      peakRss = Math.max(peakRss, await rssMb(pid));
+      peakRss = Math.max(peakRss, await residentMb(pid));
       if (Date.now() - started > 2_000) sockets2s = Math.min(sockets2s, await openSockets(pid));
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

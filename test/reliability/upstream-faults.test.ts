@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idlePort } from '../support/app.js';
-import { connectionsOn, connectionsTo, openSockets, peakConnectionsDuring, residentMb } from '../support/process-stats.js';
+import { peakConnectionsDuring, residentMb, sockets } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, startTricklingSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
@@ -68,11 +68,13 @@ async function stopAll(node: ServeProcess | undefined, servers: ({ close(): Prom
  */
 async function footprint(node: ServeProcess, upstreamPorts: Record<string, number>) {
   const pid = node.child.pid!;
-  const clients = await connectionsOn(pid, Number(new URL(node.url).port));
+  // One reading: counted apart, a connection closed between two readings made `others` negative.
+  const held = await sockets(pid);
+  const clients = held.on(Number(new URL(node.url).port));
   const upstream: Record<string, number> = {};
-  for (const [name, port] of Object.entries(upstreamPorts)) upstream[name] = await connectionsTo(pid, port);
+  for (const [name, port] of Object.entries(upstreamPorts)) upstream[name] = held.to(port);
   const established = clients + Object.values(upstream).reduce((sum, n) => sum + n, 0);
-  return { others: (await openSockets(pid)) - established, clients, upstream, rss: await residentMb(pid) };
+  return { others: held.total - established, clients, upstream, rss: await residentMb(pid) };
 }
 
 describe('a node whose mail server refuses, drops, hangs and goes away', () => {
