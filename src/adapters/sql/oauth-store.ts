@@ -5,6 +5,7 @@ import { METADATA_DOCUMENT_CLIENT_ID_PREFIX, type OAuthStore, type Token, type T
 import { batchedWrites } from './batched-writes.js';
 import type { Db } from './database.js';
 import { heldClients } from './held-clients.js';
+import { preparedAs } from './prepared-statements.js';
 import { clientFromRow, clientToRow, grantToRow, TOKEN_COLUMNS_TEXT, tokenFromRow, tokenToRow } from './oauth-rows.js';
 import { sqliteOAuthHotPath } from './oauth-store-sqlite.js';
 import { directSqlite } from './sqlite-direct.js';
@@ -32,7 +33,7 @@ export function sqlOAuthStore(db: Db): OAuthStore {
   // deleteClient (which deletes that row first) wait for this insert, or this insert see the deletion.
   const insertTokens = batchedWrites<Token>(async (rows) => {
     const column = <K extends keyof Token>(key: K) => rows.map((t) => t[key]);
-    const { rows: written } = await sql<{ token_hash: string }>`
+    const { rows: written } = await sql<{ token_hash: string }>`${preparedAs('portico_insert_tokens')}
       insert into oauth_tokens (${TOKEN_COLUMNS})
       select * from unnest(${column('tokenHash')}::text[], ${column('kind')}::text[], ${column('grantId')}::text[], ${column('clientId')}::text[],
         ${column('scope')}::text[], ${column('resource')}::text[], ${column('expiresAt')}::bigint[], ${column('state')}::text[],

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { AppError } from '../../errors.js';
+import { namedStatements } from './prepared-statements.js';
 import type { Tables } from './schema.js';
 
 /** Connections per node; with N nodes the server needs N x this (PostgreSQL's default max is 100). */
@@ -64,6 +65,7 @@ export function openPostgres(url: string): Kysely<Tables> {
 
 /** The pool as Kysely sees it, with outage errors turned into AppError store_unavailable (503). */
 function guarded(pool: pg.Pool): pg.Pool {
+  const run = namedStatements();
   const clients = new WeakMap<pg.PoolClient, pg.PoolClient>();
   const wrap = (client: pg.PoolClient): pg.PoolClient => {
     let proxy = clients.get(client);
@@ -77,7 +79,12 @@ function guarded(pool: pg.Pool): pg.Pool {
             const value: unknown = Reflect.get(target, property, receiver);
             return typeof value === 'function' ? (value.bind(target) as unknown) : value;
           }
-          return (...args: unknown[]) => (target.query as (...a: unknown[]) => Promise<unknown>)(...args).catch((error: unknown) => Promise.reject(unavailable(error)));
+          return (...args: unknown[]) => {
+            // Kysely passes (text, values); a cursor is an object of its own.
+            const [text, values] = args as [unknown, unknown[] | undefined];
+            const query = typeof text === 'string' ? run(target, text, values) : (target.query as (...a: unknown[]) => Promise<unknown>)(...args);
+            return query.catch((error: unknown) => Promise.reject(unavailable(error)));
+          };
         },
       });
       clients.set(client, proxy);
