@@ -4,7 +4,7 @@
 import { sql, type RawBuilder } from 'kysely';
 
 const MARK = '/* prepared as ';
-const MARKED = /^\/\* prepared as ([a-z_]+) \*\//;
+const MARKED = /^\/\* prepared as (\w+) \*\//;
 
 /**
  * Begins a statement that runs as the named prepared statement `name` on PostgreSQL (on SQLite it is a
