@@ -62,12 +62,14 @@ describe('SQLite checkpoints on a serving node', () => {
   it('keeps the write-ahead log small while the node commits every millisecond', async () => {
     stop = checkpointInBackground(db, logCollector(), 20)!.stop;
     await sql`create table ballast (b blob)`.execute(db);
-    // 20 MB in commits of 40 kB: the log is never copied whole while they come.
+    // 20 MB in commits of 40 kB: the log is never copied whole while they come. Without the thread it
+    // would hold all 20 MB; with it, what comes between two checkpoints, which a busy machine can delay
+    // by a few hundred milliseconds (over 5 MB of commits), hence a bound of half of it.
     for (let i = 0; i < 500; i++) {
       await sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 10) insert into ballast select randomblob(4000) from n`.execute(db);
       await sleep(1);
     }
-    expect(statSync(`${path}-wal`).size).toBeLessThan(5_000_000);
+    expect(statSync(`${path}-wal`).size).toBeLessThan(10_000_000);
   });
 
   it("never checkpoints in the node's own commits, however long the write-ahead log", async () => {
