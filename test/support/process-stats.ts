@@ -16,15 +16,15 @@ export interface Sockets {
   to(port: number): number;
 }
 
+/** The inode of each socket descriptor the process holds (each links to `socket:[inode]`). */
+async function socketInodes(pid: number): Promise<string[]> {
+  const targets = await Promise.all((await readdir(`/proc/${pid}/fd`)).map((fd) => readlink(`/proc/${pid}/fd/${fd}`).catch(() => '')));
+  return targets.flatMap((target) => /^socket:\[(\d+)\]$/.exec(target)?.[1] ?? []);
+}
+
 export async function sockets(pid: number): Promise<Sockets> {
-  const inodes = new Set<string>();
-  let total = 0;
-  for (const fd of await readdir(`/proc/${pid}/fd`)) {
-    const match = /^socket:\[(\d+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ''));
-    if (!match) continue;
-    total++;
-    inodes.add(match[1]!);
-  }
+  const descriptors = await socketInodes(pid);
+  const inodes = new Set(descriptors);
   const port = (address: string) => parseInt(address.split(':')[1]!, 16);
   const established: { local: number; remote: number }[] = [];
   for (const table of ['tcp', 'tcp6']) {
@@ -36,14 +36,14 @@ export async function sockets(pid: number): Promise<Sockets> {
     }
   }
   return {
-    total,
+    total: descriptors.length,
     on: (own) => established.filter((c) => c.local === own).length,
     to: (remote) => established.filter((c) => c.remote === remote).length,
   };
 }
 
-/** The sockets a process holds open. */
-export const openSockets = async (pid: number): Promise<number> => (await sockets(pid)).total;
+/** The sockets a process holds open: its descriptors alone, without the TCP tables. */
+export const openSockets = async (pid: number): Promise<number> => (await socketInodes(pid)).length;
 
 /** Established TCP connections the process holds to `port` on any host. */
 export const connectionsTo = async (pid: number, port: number): Promise<number> => (await sockets(pid)).to(port);
