@@ -3,7 +3,7 @@
 // parser and planner (docs/performance.md, "PostgreSQL + Redis").
 import { sql, type RawBuilder } from 'kysely';
 
-const MARK = '/* prepared as ';
+// Anchored: any other statement is told apart at its first character.
 const MARKED = /^\/\* prepared as (\w+) \*\//;
 
 /**
@@ -17,7 +17,7 @@ const MARKED = /^\/\* prepared as (\w+) \*\//;
 export const preparedAs = (name: string): RawBuilder<unknown> => sql.raw(preparedMark(name));
 
 /** The text `preparedAs` begins a statement with. */
-export const preparedMark = (name: string): string => `${MARK}${name} */ `;
+export const preparedMark = (name: string): string => `/* prepared as ${name} */ `;
 
 // What PostgreSQL answers through a pooler in transaction mode that does not track prepared statements
 // (PgBouncer before 1.21, or without max_prepared_statements): the next transaction of a client
@@ -37,7 +37,7 @@ interface Queryable {
 export function namedStatements(): (client: Queryable, text: string, values?: unknown[]) => Promise<unknown> {
   let naming = true;
   return (client, text, values) => {
-    const name = naming && text.startsWith(MARK) ? MARKED.exec(text)?.[1] : undefined;
+    const name = naming ? MARKED.exec(text)?.[1] : undefined;
     if (name === undefined) return client.query(text, values);
     return client.query({ name, text, values }).catch((error: unknown) => {
       if (!POOLER_REFUSALS.has((error as { code?: string } | null)?.code ?? '')) throw error;
