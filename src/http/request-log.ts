@@ -13,17 +13,26 @@ const MAX_LOGGED_PATH = 200;
 /** An X-Request-Id from a trusted proxy: 1-128 visible ASCII characters (nginx's $request_id is 32 hex). */
 const INCOMING_ID = /^[\x21-\x7e]{1,128}$/;
 
-const ID = Symbol('portico.requestId');
-const STARTED = Symbol('portico.requestStarted');
-const ROUTE = Symbol('portico.route');
-const REPLY = Symbol('portico.reply');
+const LOG = Symbol('portico.requestLog');
+
+/**
+ * What the access line needs of a request, gathered while it is served: one object of one shape under
+ * one key of the request, so that each access is a single property load rather than a lookup on
+ * node:http's request object, whose shape varies with what was read of it.
+ */
+class RequestLog {
+  /** The access line's `"route":...` field. */
+  route: string | undefined = undefined;
+  reply: FastifyReply | undefined = undefined;
+
+  constructor(
+    readonly started: number,
+    readonly id: string,
+  ) {}
+}
 
 interface LoggedRequest extends IncomingMessage {
-  [ID]: string;
-  [STARTED]: number;
-  /** The access line's `"route":...` field. */
-  [ROUTE]?: string;
-  [REPLY]?: FastifyReply;
+  [LOG]?: RequestLog;
 }
 
 export interface AccessLog {
@@ -44,18 +53,19 @@ export interface AccessLog {
  */
 export function accessLog(logger: Logger, trust: ProxyTrust, processId: string): AccessLog {
   const ids = requestIds(trust, processId);
-  const peers = proxyTrustFunction(trust);
+  // With no proxy trusted, the client is the peer whatever X-Forwarded-For says: the header is not read.
+  const peers = trust === false ? undefined : proxyTrustFunction(trust);
   // One function for every response ('close' comes whether or not the answer was sent): no closure a request.
   const ended = accessLineWriter(logger, peers);
 
   const arrived = (request: LoggedRequest, response: ServerResponse) => {
-    request[STARTED] = performance.now();
-    request[ID] = ids(request);
+    request[LOG] = new RequestLog(performance.now(), ids(request));
     response.on('close', ended);
   };
   return {
     attach: (server) => void server.prependListener('request', arrived),
-    requestId: (request) => (request as LoggedRequest)[ID],
+    // A request injected into Fastify (app.inject) never passes node:http's listener: it gets its id here.
+    requestId: (request) => (request as LoggedRequest)[LOG]?.id ?? ids(request),
     childLogger: (_parent, bindings) => lazyChildLogger(logger, bindings),
     controller: new QuietController({ requestIdLogLabel: 'reqId' }),
   };
@@ -65,16 +75,19 @@ export function accessLog(logger: Logger, trust: ProxyTrust, processId: string):
 export function logRoute(route: string): onRequestHookHandler {
   const field = `"route":${jsonString(route)}`;
   return (request, reply, done) => {
-    const raw = request.raw as Partial<LoggedRequest>;
-    raw[ROUTE] = field;
-    raw[REPLY] = reply;
+    const log = (request.raw as LoggedRequest)[LOG];
+    if (log) {
+      log.route = field;
+      log.reply = reply;
+    }
     done();
   };
 }
 
 /** For a request no route served: its access line gives the answer's length too. */
 export function logUnrouted(request: FastifyRequest, reply: FastifyReply): void {
-  (request.raw as Partial<LoggedRequest>)[REPLY] = reply;
+  const log = (request.raw as LoggedRequest)[LOG];
+  if (log) log.reply = reply;
 }
 
 /** Fastify's request lines (received, completed, not found) are the access line's; its error lines stay. */
@@ -99,7 +112,7 @@ const pathOf = (url: string): string => {
  * and its stream are taken from the logger through `pino.symbols`, pino's interface for integrations,
  * so the line is written, ordered and flushed with every other line.
  */
-function accessLineWriter(logger: Logger, peers: (address: string, hop: number) => boolean): (this: ServerResponse) => void {
+function accessLineWriter(logger: Logger, peers: ((address: string, hop: number) => boolean) | undefined): (this: ServerResponse) => void {
   const symbols = pino.symbols as unknown as Record<'streamSym' | 'chindingsSym', symbol>;
   const internals = logger as unknown as Record<symbol, unknown>;
   const stream = internals[symbols.streamSym] as pino.DestinationStream;
@@ -114,18 +127,19 @@ function accessLineWriter(logger: Logger, peers: (address: string, hop: number) 
     const answered = this.writableFinished;
     if (!(answered ? info : warn)) return;
     const request = this.req as LoggedRequest;
+    const log = request[LOG]!;
     // The route's pattern; the path itself only when no route matched, without its query.
-    const where = request[ROUTE] ?? `"path":${jsonString(pathOf(request.url ?? ''))}`;
+    const where = log.route ?? `"path":${jsonString(pathOf(request.url ?? ''))}`;
     const now = Date.now();
     if (now !== lastMs) {
       lastMs = now;
       time = String(now);
     }
-    const ms = Math.round((performance.now() - request[STARTED]) * 100) / 100;
+    const ms = Math.round((performance.now() - log.started) * 100) / 100;
     // Fastify hands its headers to writeHead, where node:http does not keep them.
-    const lengths = length('requestBytes', request.headers['content-length']) + length('responseBytes', request[REPLY]?.getHeader('content-length'));
+    const lengths = length('requestBytes', request.headers['content-length']) + length('responseBytes', log.reply?.getHeader('content-length'));
     stream.write(
-      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(request[ID])},"method":${jsonString(request.method ?? '')},${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
+      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(log.id)},"method":${jsonString(request.method ?? '')},${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
     );
   };
 }
@@ -134,10 +148,10 @@ function accessLineWriter(logger: Logger, peers: (address: string, hop: number) 
  * The client's address, as pino would write it: none once the socket is gone (a connection dropped
  * unanswered). Without X-Forwarded-For it is the peer's whatever TRUST_PROXY says, as proxy-addr finds.
  */
-const ipOf = (request: IncomingMessage, peers: (address: string, hop: number) => boolean): string => {
+const ipOf = (request: IncomingMessage, peers: ((address: string, hop: number) => boolean) | undefined): string => {
   const peer = request.socket.remoteAddress;
   if (peer === undefined) return '';
-  return `,"ip":${jsonString(request.headers['x-forwarded-for'] === undefined ? peer : proxyAddr(request, peers))}`;
+  return `,"ip":${jsonString(peers === undefined || request.headers['x-forwarded-for'] === undefined ? peer : proxyAddr(request, peers))}`;
 };
 
 const length = (name: string, header: unknown): string => {
@@ -205,8 +219,10 @@ function requestIds(trust: ProxyTrust, processId: string): (request: IncomingMes
   const trusted = trustsPeer(trust);
   let next = 0;
   return (request) => {
-    const incoming = request.headers['x-request-id'];
-    if (typeof incoming === 'string' && INCOMING_ID.test(incoming) && trusted(request.socket.remoteAddress ?? '')) return incoming;
+    if (trusted(request.socket.remoteAddress ?? '')) {
+      const incoming = request.headers['x-request-id'];
+      if (typeof incoming === 'string' && INCOMING_ID.test(incoming)) return incoming;
+    }
     return `${processId}-${(next++).toString(36)}`;
   };
 }
