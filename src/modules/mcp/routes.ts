@@ -2,10 +2,10 @@
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
 import { publicOrigin } from '../../public-origin.js';
-import { route, type RouteSpec } from '../../route-spec.js';
+import { route, type Reply, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
 import { readIdempotencyKey } from '../contact/routes.js';
-import { sendContactTool } from './contact-tool.js';
+import { sendContactTool, type Caller } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
@@ -39,6 +39,25 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
   const { hosts } = publicOrigin(settings.publicUrl);
   const endpoint = `${settings.publicUrl}/mcp`;
   const toolCallResponse = toolCallResponses(SERVER_INFO);
+
+  /** A contact_service call on its fast path; anything else through the SDK's handler. */
+  const callOrSdk = async (body: unknown, headers: RequestHeaders, caller: Caller): Promise<Reply> => {
+    const call = fastContactCall(body, headers);
+    if (call) {
+      const result = await sendContactTool(deps, call.arguments, caller);
+      return { status: 200, body: toolCallResponse(call, result), contentType: 'application/json' };
+    }
+    const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
+    const response = await handler.fetch(request, { parsedBody: body }, caller);
+    // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
+    if (response.status === 202) return { status: 204 };
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? 'application/json';
+    // D1: requests answer application/json; the SDK's 2025-era leg frames its one answer as SSE.
+    if (type.startsWith('text/event-stream')) return { status: response.status, body: remapInvalidParams(lastSseMessage(text)), contentType: 'application/json' };
+    return { status: response.status, body: remapInvalidParams(text), contentType: type };
+  };
+
   return [
     route({
       method: 'POST',
@@ -64,7 +83,8 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
       cors: 'mcp',
       auth: { kind: 'optional-bearer', scope: MCP_SCOPE, insufficientScopeStatus: 403 },
       jsonRpc: true,
-      async handler({ body, headers, ip, principal }) {
+      // Synchronous up to tools/list's answer: a cheap request costs no promise once that answer is captured.
+      handler({ body, headers, ip, principal }) {
         // D3: a page on another site must not reach a local or internal server through DNS rebinding.
         const host = String(headers.host ?? '').toLowerCase();
         if (!hosts.has(host)) throw new AppError('forbidden', `Host ${host || '(none)'} is not this server`);
@@ -75,26 +95,17 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         // D1: JSON-RPC batches are not part of the protocol since 2025-06-18.
         if (Array.isArray(body)) return jsonRpcError(400, -32600, 'JSON-RPC batches are not supported');
         const era = fastToolsListEra(body, headers);
-        if (era) return { status: 200, body: await toolsList(era, (body as { id: string | number }).id), contentType: 'application/json' };
-        const caller = { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) };
-        const call = fastContactCall(body, headers);
-        if (call) {
-          const result = await sendContactTool(deps, call.arguments, caller);
-          return { status: 200, body: toolCallResponse(call, result), contentType: 'application/json' };
+        if (era) {
+          const answer = toolsList(era, (body as { id: string | number }).id);
+          return typeof answer === 'string' ? jsonReply(answer) : answer.then(jsonReply);
         }
-        const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
-        const response = await handler.fetch(request, { parsedBody: body }, caller);
-        // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
-        if (response.status === 202) return { status: 204 };
-        const text = await response.text();
-        const type = response.headers.get('content-type') ?? 'application/json';
-        // D1: requests answer application/json; the SDK's 2025-era leg frames its one answer as SSE.
-        if (type.startsWith('text/event-stream')) return { status: response.status, body: remapInvalidParams(lastSseMessage(text)), contentType: 'application/json' };
-        return { status: response.status, body: remapInvalidParams(text), contentType: type };
+        return callOrSdk(body, headers, { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) });
       },
     }),
   ];
 }
+
+const jsonReply = (body: string): Reply => ({ status: 200, body, contentType: 'application/json' });
 
 const jsonRpcError = (status: number, code: number, message: string) => ({
   status,
@@ -102,7 +113,9 @@ const jsonRpcError = (status: number, code: number, message: string) => ({
   contentType: 'application/json',
 });
 
-function webHeaders(headers: Readonly<Record<string, string | string[] | undefined>>): Headers {
+type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+function webHeaders(headers: RequestHeaders): Headers {
   const result = new Headers();
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || name === 'content-length' || name === 'host' || name === 'connection') continue;

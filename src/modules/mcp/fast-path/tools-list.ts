@@ -20,9 +20,14 @@ export function fastToolsListEra(body: unknown, headers: Headers): Era | undefin
   return 'modern';
 }
 
-/** Asks the SDK once per era, then answers from the captured result with the caller's id. */
-export function toolsListCache(fetchFromSdk: Fetch, endpoint: string) {
-  const results = new Map<Era, Promise<string>>();
+/**
+ * Asks the SDK once per era, then answers from the captured result with the caller's id: at once, as a
+ * string, once the result is there (no promise, no microtask turn), as a promise while it is captured.
+ * A capture that failed is tried again by the next request.
+ */
+export function toolsListCache(fetchFromSdk: Fetch, endpoint: string): (era: Era, id: string | number) => string | Promise<string> {
+  const results = new Map<Era, string>();
+  const capturing = new Map<Era, Promise<string>>();
   const capture = async (era: Era) => {
     const body =
       era === 'legacy'
@@ -34,10 +39,22 @@ export function toolsListCache(fetchFromSdk: Fetch, endpoint: string) {
     const json = JSON.parse(text.startsWith('{') ? text : lastSseMessage(text)) as { result: unknown };
     return JSON.stringify(json.result);
   };
-  return async (era: Era, id: string | number): Promise<string> => {
-    let result = results.get(era);
-    if (!result) results.set(era, (result = capture(era)));
-    // The SDK's key order: result, jsonrpc, id.
-    return `{"result":${await result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  // The SDK's key order: result, jsonrpc, id.
+  const answer = (result: string, id: string | number) => `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  return (era, id) => {
+    const result = results.get(era);
+    if (result !== undefined) return answer(result, id);
+    let pending = capturing.get(era);
+    if (!pending) {
+      pending = capture(era).then(
+        (captured) => (results.set(era, captured), captured),
+        (error: unknown) => {
+          capturing.delete(era);
+          throw error;
+        },
+      );
+      capturing.set(era, pending);
+    }
+    return pending.then((captured) => answer(captured, id));
   };
 }
