@@ -2,7 +2,7 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
-import { AppError } from './errors.js';
+import { Refusal } from './errors.js';
 import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
 import { limitPipelining } from './http/connection-limits.js';
@@ -88,7 +88,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     // Seconds, not a human string: Retry-After and RateLimit-Reset are integers (D9).
     errorResponseBuilder: (request, context) => {
       deps.metrics.rateLimited(String((request.routeOptions.config as { rateLimit?: { groupId?: string } }).rateLimit?.groupId));
-      return new AppError('rate_limited', `rate limit of ${context.max} requests exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`);
+      return new Refusal('rate_limited', `rate limit of ${context.max} requests exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`);
     },
   });
   const { prometheus } = deps;
