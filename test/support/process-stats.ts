@@ -26,19 +26,25 @@ export async function sockets(pid: number): Promise<Sockets> {
   const descriptors = await socketInodes(pid);
   const inodes = new Set(descriptors);
   const port = (address: string) => parseInt(address.split(':')[1]!, 16);
-  const established: { local: number; remote: number }[] = [];
-  for (const table of ['tcp', 'tcp6']) {
-    const rows = (await readFile(`/proc/${pid}/net/${table}`, 'utf8').catch(() => '')).split('\n').slice(1);
-    for (const row of rows) {
-      const columns = row.trim().split(/\s+/);
-      // sl local_address rem_address st ... inode: st 01 is ESTABLISHED; ports are hexadecimal.
-      if (columns.length > 9 && columns[3] === '01' && inodes.has(columns[9]!)) established.push({ local: port(columns[1]!), remote: port(columns[2]!) });
+  // The TCP tables come in several reads while they change (every process's connections open and close,
+  // TIME_WAIT rows come and go), so a row can come twice or be missed: rows are kept by inode, from two
+  // readings of each table.
+  const established = new Map<string, { local: number; remote: number }>();
+  for (let reading = 0; reading < 2; reading++) {
+    for (const table of ['tcp', 'tcp6']) {
+      const rows = (await readFile(`/proc/${pid}/net/${table}`, 'utf8').catch(() => '')).split('\n').slice(1);
+      for (const row of rows) {
+        const columns = row.trim().split(/\s+/);
+        // sl local_address rem_address st ... inode: st 01 is ESTABLISHED; ports are hexadecimal.
+        if (columns.length > 9 && columns[3] === '01' && inodes.has(columns[9]!)) established.set(columns[9]!, { local: port(columns[1]!), remote: port(columns[2]!) });
+      }
     }
   }
+  const connections = [...established.values()];
   return {
     total: descriptors.length,
-    on: (own) => established.filter((c) => c.local === own).length,
-    to: (remote) => established.filter((c) => c.remote === remote).length,
+    on: (own) => connections.filter((c) => c.local === own).length,
+    to: (remote) => connections.filter((c) => c.remote === remote).length,
   };
 }
 
