@@ -26,8 +26,8 @@ export function fastToolsListEra(body: unknown, headers: Headers): Era | undefin
  * A capture that failed is tried again by the next request.
  */
 export function toolsListCache(fetchFromSdk: Fetch, endpoint: string): (era: Era, id: string | number) => string | Promise<string> {
-  const results = new Map<Era, string>();
-  const capturing = new Map<Era, Promise<string>>();
+  // An era's result once captured; the capture's promise while it runs.
+  const results = new Map<Era, string | Promise<string>>();
   const capture = async (era: Era) => {
     const body =
       era === 'legacy'
@@ -42,19 +42,18 @@ export function toolsListCache(fetchFromSdk: Fetch, endpoint: string): (era: Era
   // The SDK's key order: result, jsonrpc, id.
   const answer = (result: string, id: string | number) => `{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
   return (era, id) => {
-    const result = results.get(era);
-    if (result !== undefined) return answer(result, id);
-    let pending = capturing.get(era);
-    if (!pending) {
-      pending = capture(era).then(
+    let result = results.get(era);
+    if (typeof result === 'string') return answer(result, id);
+    if (!result) {
+      result = capture(era).then(
         (captured) => (results.set(era, captured), captured),
         (error: unknown) => {
-          capturing.delete(era);
+          results.delete(era);
           throw error;
         },
       );
-      capturing.set(era, pending);
+      results.set(era, result);
     }
-    return pending.then((captured) => answer(captured, id));
+    return result.then((captured) => answer(captured, id));
   };
 }
