@@ -1,15 +1,12 @@
 // buildApp(deps): the Fastify instance with every route table mounted; it never listens.
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
-import { Refusal } from './errors.js';
 import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
 import { limitPipelining } from './http/connection-limits.js';
 import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { accessLog, type ProxyTrust } from './http/request-log.js';
-import { addressKey } from './http/rate-limit-key.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
@@ -79,18 +76,6 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   app.server.maxConnections = config.maxConnections;
   limitPipelining(app.server);
 
-  await app.register(rateLimit, {
-    global: false,
-    enableDraftSpec: true,
-    store: deps.rateLimitStore,
-    // Ours rather than the plugin's, so that the contact tool counts under the very same key (D14).
-    keyGenerator: (request) => addressKey(request.ip),
-    // Seconds, not a human string: Retry-After and RateLimit-Reset are integers (D9).
-    errorResponseBuilder: (request, context) => {
-      deps.metrics.rateLimited(String((request.routeOptions.config as { rateLimit?: { groupId?: string } }).rateLimit?.groupId));
-      return new Refusal('rate_limited', `rate limit of ${context.max} requests exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`);
-    },
-  });
   const { prometheus } = deps;
   if (prometheus) {
     // The route's template (closed set), never the raw path: a client cannot add series. Counted as
@@ -134,6 +119,8 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   const methodsByPath = mountRoutes(app, routes, {
     origin,
     rateLimits: config.rateLimits,
+    counters: deps.rateLimitCounters,
+    rateLimited: (name) => deps.metrics.rateLimited(name),
     cors: config,
     tokens: deps.tokens,
     inFlight,

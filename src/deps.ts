@@ -1,7 +1,6 @@
 // Picks and builds the adapters the configuration asks for; the only module that knows them all.
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { logLines } from './adapters/log-lines.js';
 import { redisRateLimitStore } from './adapters/redis/rate-limit-store.js';
 import { openDatabase, type Db } from './adapters/sql/database.js';
@@ -17,7 +16,7 @@ import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
 import { SharedLocalStore } from './adapters/local-rate-limit-store.js';
-import { storeRateLimiter } from './http/store-rate-limiter.js';
+import { storeRateLimiter, type CounterStore } from './http/store-rate-limiter.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
@@ -54,8 +53,8 @@ export interface Deps {
   tokens: TokenVerifier;
   /** Fetches client ID metadata documents (D13); undefined when CIMD=off. */
   clientMetadata: ClientMetadataFetcher | undefined;
-  /** @fastify/rate-limit's store: counters in Redis shared by every node (REDIS_URL), else in this process. */
-  rateLimitStore: FastifyRateLimitStoreCtor;
+  /** The routes' rate-limit counters: in Redis shared by every node (REDIS_URL), else in this process. */
+  rateLimitCounters: CounterStore;
   /** The same counters, for limits counted outside a route (the contact tool's, D14). */
   limiter: RateLimiter;
   metrics: Metrics;
@@ -143,10 +142,8 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     humanCheck,
     tokens: storedTokenVerifier(oauth, clock),
     clientMetadata,
-    // One instance for the plugin's every route and for the limiter: the in-process store keeps its counters in itself.
-    rateLimitStore: function sharedCounters() {
-      return counters;
-    } as unknown as FastifyRateLimitStoreCtor,
+    // One instance for every route and for the limiter: the in-process store keeps its counters in itself.
+    rateLimitCounters: counters,
     limiter: countedLimiter(storeRateLimiter(counters, config.rateLimits), metrics),
     metrics,
     prometheus,

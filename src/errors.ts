@@ -65,10 +65,9 @@ export class AppError extends Error implements Problem {
 }
 
 /**
- * A request refused before it is served: by validation, returned and answered at once, or by the rate
- * limit, which @fastify/rate-limit throws on its own (the error handler answers it). It is no Error:
- * Error's constructor costs a noticeable part of a refusal even with no stack captured
- * (docs/performance.md, "Refusals"); AppError stays the one type our code throws.
+ * A request refused before it is served, by validation or by a rate limit: answered at once, never
+ * thrown. It is no Error: Error's constructor costs a noticeable part of a refusal even with no stack
+ * captured (docs/performance.md, "Refusals"); AppError stays the one type our code throws.
  */
 export class Refusal implements Problem {
   readonly headers = NO_HEADERS;

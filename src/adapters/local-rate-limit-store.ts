@@ -1,8 +1,8 @@
 // An in-process rate-limit store whose routes share one table, so routes of one limit share counters.
 import { createRequire } from 'node:module';
 
-// @fastify/rate-limit gives every route its own LocalStore; its keys already end with the limit's
-// groupId, so one shared LRU lets GET and POST /oauth/authorize draw from one 30/minute budget.
+// @fastify/rate-limit's LocalStore (a fixed window per key, in an LRU), one for every route: keys end with
+// the limit's name, so GET and POST /oauth/authorize draw from one 30/minute budget.
 const LocalStore = createRequire(import.meta.url)('@fastify/rate-limit/store/LocalStore.js') as new (continueExceeding: boolean, exponentialBackoff: boolean, cache: number) => object;
 
 // Large enough that a flood of distinct addresses cannot evict a limited client's counter cheaply.

@@ -2,7 +2,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { AppError, Refusal, type Problem } from '../errors.js';
+import { AppError, type Problem } from '../errors.js';
 import { logUnrouted } from './request-log.js';
 import { jsonString } from './json-string.js';
 
@@ -99,8 +99,6 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods: (path
         .type('application/json; charset=utf-8')
         .send(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body is not valid JSON' } }));
     }
-    // The rate limit's refusal, thrown by @fastify/rate-limit (app.ts, errorResponseBuilder).
-    if (error instanceof Refusal) return sendError(reply, error);
     const appError = toAppError(error);
     if (appError.status >= 500 && appError.code === 'server_error') request.log.error({ err: error }, 'unhandled error');
     return sendError(reply, appError);

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type * as z from 'zod';
 import { AppError, Refusal, type ErrorCode } from '../errors.js';
 import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
-import { policyHeader, type RateLimits } from '../rate-limits.js';
+import type { LimitName, RateLimits } from '../rate-limits.js';
 import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
 import { verifyBearer, type ProtectedResource } from './bearer.js';
 import type { PublicOrigin } from '../public-origin.js';
@@ -11,10 +11,16 @@ import { sendError } from './error-mapper.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 import type { InFlight } from './in-flight.js';
 import { logRoute } from './request-log.js';
+import { rateLimitHook } from './route-rate-limit.js';
+import type { CounterStore } from './store-rate-limiter.js';
 
 export interface MountSettings {
   origin: PublicOrigin;
   rateLimits: RateLimits;
+  /** Where the routes' rate limits are counted: this process, or Redis for every node. */
+  counters: CounterStore;
+  /** Told of each request a rate limit refused (metrics). */
+  rateLimited: (name: LimitName) => void;
   cors: CorsSettings;
   tokens: TokenVerifier;
   /** Counts the handlers that have not finished, for shutdown. */
@@ -64,13 +70,8 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
       done();
     });
   }
-  if (limit) {
-    const policy = policyHeader(limit);
-    onRequest.push((_request, reply, done) => {
-      reply.header('ratelimit-policy', policy);
-      done();
-    });
-  }
+  // Last, as the other hooks only add headers: a refusal carries them too.
+  if (spec.limit && limit) onRequest.push(rateLimitHook(spec.limit, limit, settings.counters, settings.rateLimited));
   const { inFlight } = settings;
   const publicUrl = settings.origin.url;
   const target = { resource: `${publicUrl}${spec.path}`, metadataUrl: `${publicUrl}/.well-known/oauth-protected-resource${spec.path}`, origin: settings.origin };
@@ -79,11 +80,7 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     method: spec.method,
     url: spec.path,
     bodyLimit: spec.bodyLimitBytes,
-    // @fastify/rate-limit reads this in its onRoute hook; the group makes methods of one limit share a counter.
-    config: {
-      ...(limit ? { rateLimit: { max: limit.max, timeWindow: limit.windowSeconds * 1000, groupId: spec.limit } } : {}),
-      jsonRpc: spec.jsonRpc === true,
-    },
+    config: { jsonRpc: spec.jsonRpc === true },
     onRequest,
     preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
     // Without an Authorization header there is no token to look up: the request takes the synchronous path.

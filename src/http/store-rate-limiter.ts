@@ -1,4 +1,4 @@
-// The RateLimiter port over the counters @fastify/rate-limit uses for the routes (memory, or Redis shared by
+// The RateLimiter port over the counters the routes' rate limits use (memory, or Redis shared by
 // every node): the same keys, so a limit counted here and on its route is one limit.
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RateLimits } from '../rate-limits.js';
@@ -17,7 +17,7 @@ export function storeRateLimiter(store: CounterStore, limits: RateLimits): RateL
     hit(name, subject) {
       const limit = limits[name];
       if (!limit) return Promise.resolve(undefined);
-      // A route's key is its client's address key followed by the limit's name (its groupId, mount-routes.ts).
+      // A route's key is its client's address key followed by the limit's name (route-rate-limit.ts).
       const key = 'address' in subject ? `${addressKey(subject.address)}${name}` : `client:${subject.clientId}:${name}`;
       return new Promise((resolve) => {
         store.incr(

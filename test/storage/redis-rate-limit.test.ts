@@ -1,11 +1,11 @@
 // Issue 6: rate-limit counters shared by all nodes through Redis, and per-node memory while Redis is away.
-import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { rateLimitHook } from '../../src/http/route-rate-limit.js';
 import { redisRateLimitStore, type RateLimitCounter, type RateLimitStore } from '../../src/adapters/redis/rate-limit-store.js';
 import { freePort } from '../support/app.js';
 import { answersPing, canRunPrivateRedis, MACHINE_REDIS, startPrivateRedis } from '../support/redis.js';
@@ -206,11 +206,10 @@ async function startNode({ url = MACHINE_REDIS, awaitReady = true, ...options }:
 }
 
 async function limitedApp(keyPrefix: string): Promise<FastifyInstance> {
-  const { Store } = await startNode({ keyPrefix });
+  const { store } = await startNode({ keyPrefix });
   const app = Fastify();
   cleanups.push(() => app.close());
-  await app.register(rateLimit, { global: false, store: Store });
-  app.get('/limited', { config: { rateLimit: { max: 2, timeWindow: 60_000, groupId: 'x' } } }, async () => ({ ok: true }));
+  app.get('/limited', { onRequest: rateLimitHook('token', { max: 2, windowSeconds: 60 }, store, () => {}) }, async () => ({ ok: true }));
   return app;
 }
 

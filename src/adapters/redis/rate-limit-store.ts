@@ -27,7 +27,7 @@ export interface RateLimitCounter {
 
 type CounterCallback = (error: Error | null, counter: RateLimitCounter) => void;
 
-/** The shape @fastify/rate-limit calls: `new Store(globalParams)`, `child(routeOptions)`, `incr`, `read`. */
+/** @fastify/rate-limit's store interface: `new Store(globalParams)`, `child(routeOptions)`, `incr`, `read`. */
 export interface RateLimitStore {
   incr(key: string, callback: CounterCallback, windowMs: number, max: number): void;
   read(key: string, callback: CounterCallback, windowMs: number, max: number): void;
@@ -35,14 +35,14 @@ export interface RateLimitStore {
 }
 
 export interface RedisRateLimitStore {
-  /** Pass as @fastify/rate-limit's `store` option. */
+  /** The counters; also fit to be @fastify/rate-limit's `store` option. */
   Store: new () => RateLimitStore;
   /** Settles once the first connection attempt has succeeded or failed; never rejects. */
   ready(): Promise<void>;
   close(): Promise<void>;
 }
 
-// Layout: one string per client and limit, `<prefix><client address or /64><groupId>` -> request count,
+// Layout: one string per client and limit, `<prefix><client address or /64><limit name>` -> request count,
 // expiring (PEXPIRE) when its window ends; e.g. `portico:rl:203.0.113.7token` = "4", PTTL 41200.
 export const DEFAULT_KEY_PREFIX = 'portico:rl:';
 
@@ -79,7 +79,7 @@ const READ = -1;
 type ScriptedRedis = Redis & { porticoRateLimitCount(keys: number, ...keysThenWindows: (string | number)[]): Promise<number[]> };
 
 /**
- * Counters in Redis for @fastify/rate-limit, counted in this node's memory whenever Redis does not answer
+ * Rate-limit counters in Redis, counted in this node's memory whenever Redis does not answer
  * in time, until it reconnects on its own. ioredis is loaded only here; ready() never rejects.
  */
 export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLimitStore {
@@ -186,7 +186,7 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
       count('read', key, callback, windowMs, max);
     }
 
-    // Keys already end with the limit's groupId: one namespace lets the routes of a limit share it.
+    // Keys already end with the limit's name: one namespace lets the routes of a limit share it.
     child(): this {
       return this;
     }

@@ -1,0 +1,43 @@
+// A route's per-IP rate limit (contract section 8, D9): counted in the shared store (memory, or Redis for
+// every node) under the key the contact tool counts under too (D14), announced in RateLimit-* headers on
+// every answer, and refused with 429 and Retry-After (RFC 6585 section 4) once spent.
+import type { onRequestHookHandler } from 'fastify';
+import { Refusal } from '../errors.js';
+import { policyHeader, type Limit, type LimitName } from '../rate-limits.js';
+import { sendError } from './error-mapper.js';
+import { addressKey } from './rate-limit-key.js';
+import type { CounterStore } from './store-rate-limiter.js';
+
+/**
+ * The hook that counts a route's request and refuses it once its client's budget is spent: a callback-style
+ * onRequest hook that answers the refusal itself. @fastify/rate-limit's hook is an async function that
+ * awaits the key, the store and its own result (three promises and their microtask turns on every
+ * request of a limited route), and throws its refusal through Fastify's error path; a refused request
+ * is what an abusive client sends by the thousand (docs/performance.md, "Refusals").
+ */
+export function rateLimitHook(name: LimitName, limit: Limit, store: CounterStore, refused: (name: LimitName) => void): onRequestHookHandler {
+  const windowMs = limit.windowSeconds * 1000;
+  const policy = policyHeader(limit);
+  return (request, reply, done) => {
+    // The key is the client's address key followed by the limit's name: routes of one limit share it.
+    store.incr(
+      `${addressKey(request.ip)}${name}`,
+      (error, counter) => {
+        if (error) return done(error);
+        // draft-ietf-httpapi-ratelimit-headers: the budget, what is left of it, and seconds until it resets.
+        const reset = Math.ceil(counter.ttl / 1000);
+        reply.header('ratelimit-policy', policy).header('ratelimit-limit', limit.max);
+        if (counter.current <= limit.max) {
+          reply.header('ratelimit-remaining', limit.max - counter.current).header('ratelimit-reset', reset);
+          return done();
+        }
+        refused(name);
+        reply.header('ratelimit-remaining', 0).header('ratelimit-reset', reset).header('retry-after', reset);
+        // Answered here: the body is not read, and no later hook or the handler runs.
+        sendError(reply, new Refusal('rate_limited', `rate limit of ${limit.max} requests exceeded; retry in ${reset} s`));
+      },
+      windowMs,
+      limit.max,
+    );
+  };
+}
