@@ -23,7 +23,13 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
  */
 export function limitPipelining(server: Server, maxQueued = MAX_PIPELINED): void {
   const handlers = server.listeners('request') as Handler[];
-  const handle: Handler = handlers.length === 1 ? handlers[0]!.bind(server) : (request, response) => handlers.forEach((h) => h.call(server, request, response));
+  // The access log's listener and Fastify's, called in turn without a closure a request.
+  const handle: Handler =
+    handlers.length === 1
+      ? handlers[0]!.bind(server)
+      : (request, response) => {
+          for (const handler of handlers) handler.call(server, request, response);
+        };
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: CountedResponse) => {
     const socket = request.socket as CountedSocket;

@@ -128,7 +128,8 @@ function accessLineWriter(logger: Logger, peers: ((address: string, hop: number)
     if (!(answered ? info : warn)) return;
     const request = this.req as LoggedRequest;
     const log = request[LOG]!;
-    // The route's pattern; the path itself only when no route matched, without its query.
+    // The method is one llhttp knows (letters and '-'): it needs no escaping. The route's pattern; the
+    // path itself only when no route matched, without its query.
     const where = log.route ?? `"path":${jsonString(pathOf(request.url ?? ''))}`;
     const now = Date.now();
     if (now !== lastMs) {
@@ -139,7 +140,7 @@ function accessLineWriter(logger: Logger, peers: ((address: string, hop: number)
     // Fastify hands its headers to writeHead, where node:http does not keep them.
     const lengths = length('requestBytes', request.headers['content-length']) + length('responseBytes', log.reply?.getHeader('content-length'));
     stream.write(
-      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(log.id)},"method":${jsonString(request.method ?? '')},${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
+      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(log.id)},"method":"${request.method}",${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
     );
   };
 }
@@ -151,7 +152,8 @@ function accessLineWriter(logger: Logger, peers: ((address: string, hop: number)
 const ipOf = (request: IncomingMessage, peers: ((address: string, hop: number) => boolean) | undefined): string => {
   const peer = request.socket.remoteAddress;
   if (peer === undefined) return '';
-  return `,"ip":${jsonString(peers === undefined || request.headers['x-forwarded-for'] === undefined ? peer : proxyAddr(request, peers))}`;
+  // The socket's address is an IP literal; an address from X-Forwarded-For is whatever the header held.
+  return peers === undefined || request.headers['x-forwarded-for'] === undefined ? `,"ip":"${peer}"` : `,"ip":${jsonString(proxyAddr(request, peers))}`;
 };
 
 const length = (name: string, header: unknown): string => {
