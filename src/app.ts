@@ -67,6 +67,9 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
     // Errors Fastify raises before routing (a malformed URL) get the one error body too (D9).
     frameworkErrors: (error, _request, reply) => void sendError(reply, toAppError(error)),
+    // Routes validate with Zod (src/http/mount-routes.ts) and give Fastify no schema: its Ajv and
+    // fast-json-stringify compilers, which it would load at start, are never needed.
+    schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
     // ... and so do the requests node:http's parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,
   });
@@ -143,6 +146,10 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   // Discovery documents are serialized now, not by the first request that asks for one.
   for (const spec of routes) spec.prepare?.();
   return app;
+}
+
+function noFastifySchemas(): never {
+  throw new Error('Fastify schemas are not used: routes validate with Zod in src/http/mount-routes.ts');
 }
 
 /** A hop count becomes the function proxy-addr applies to numbers: trust the nearest `hops` proxies. */

@@ -7,7 +7,7 @@ import { openDatabase, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
 import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
 import { migrateToLatest } from './adapters/sql/migrations.js';
-import { prometheusMetrics, type PrometheusMetrics } from './adapters/metrics/prometheus.js';
+import type { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
 import { outboxMailer, removeOutboxCopies } from './adapters/mail/outbox-mailer.js';
 import { sqlJobLeases } from './adapters/sql/job-leases.js';
@@ -125,7 +125,8 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(outboxDir, dkim);
   const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
   const inquiries = sqlInquiryStore(db);
-  const prometheus = config.metrics ? prometheusMetrics({ inquiries, clock }) : undefined;
+  // prom-client loads only when metrics are asked for: it adds some 80 ms to a start.
+  const prometheus = config.metrics ? (await import('./adapters/metrics/prometheus.js')).prometheusMetrics({ inquiries, clock }) : undefined;
   const metrics = prometheus ?? noMetrics;
   return {
     config,
