@@ -1,5 +1,4 @@
 // The MCP server (official SDK 2.x): one tool, served statelessly for 2026-07-28 and 2025-era clients.
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import type { ContactDeps } from '../contact/submit.js';
 import { CONTACT_FORM_MIME, CONTACT_FORM_URI, contactFormHtml } from './ui/contact-form-html.js';
 import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolInput, type Caller } from './contact-tool.js';
@@ -26,11 +25,32 @@ const UNKNOWN_CALLER: Caller = { remoteIp: 'unknown', clientId: null, idempotenc
 /**
  * The SDK's handler, given who is calling with each request. The caller rides on the Request object
  * (the SDK hands it to the server factory) rather than in an AsyncLocalStorage: once one is used,
- * Node 20 runs a promise hook for every promise in the process, on every route.
+ * Node 20 runs a promise hook for every promise in the process, on every route. The SDK loads with the
+ * first request that needs it, not at start: it adds some 100 ms to a start, where a node that is
+ * restarted should answer at once.
  */
 export function createPorticoMcpHandler(deps: ContactDeps) {
-  const html = contactFormHtml();
   const callers = new WeakMap<Request, Caller>();
+  let loading: Promise<SdkHandler> | undefined;
+  const sdk = () =>
+    (loading ??= sdkHandler(deps, callers).catch((error: unknown) => {
+      // A failed load is tried again by the next request.
+      loading = undefined;
+      throw error;
+    }));
+  return {
+    async fetch(request: Request, options: { parsedBody?: unknown } = {}, caller: Caller = UNKNOWN_CALLER): Promise<Response> {
+      callers.set(request, caller);
+      return (await sdk()).fetch(request, { parsedBody: options.parsedBody });
+    },
+  };
+}
+
+type SdkHandler = { fetch(request: Request, options: { parsedBody?: unknown }): Promise<Response> };
+
+async function sdkHandler(deps: ContactDeps, callers: WeakMap<Request, Caller>): Promise<SdkHandler> {
+  const { createMcpHandler, McpServer } = await import('@modelcontextprotocol/server');
+  const html = contactFormHtml();
   const factory = (context: { requestInfo?: Request }) => {
     const caller = (context.requestInfo && callers.get(context.requestInfo)) ?? UNKNOWN_CALLER;
     const server = new McpServer(SERVER_INFO, {
@@ -60,11 +80,5 @@ export function createPorticoMcpHandler(deps: ContactDeps) {
     return server;
   };
   // 'auto' answers one JSON body (our tool sends nothing before its result); the route turns any SSE framing into JSON.
-  const handler = createMcpHandler(factory, { legacy: 'stateless', responseMode: 'auto' });
-  return {
-    fetch(request: Request, options: { parsedBody?: unknown } = {}, caller: Caller = UNKNOWN_CALLER): Promise<Response> {
-      callers.set(request, caller);
-      return handler.fetch(request, { parsedBody: options.parsedBody });
-    },
-  };
+  return createMcpHandler(factory, { legacy: 'stateless', responseMode: 'auto' });
 }
