@@ -8,6 +8,8 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 export interface PublicOrigin {
   /** PUBLIC_URL, as clients must call it. */
   url: string;
+  /** PUBLIC_URL's Host value (`host[:port]`, lower case). */
+  host: string;
   /** The Host values that name this server: PUBLIC_URL's, and for a loopback one every loopback name on its port. */
   hosts: ReadonlySet<string>;
   /** Whether `host` (a Host header) names this server by another name than PUBLIC_URL's. */
@@ -26,6 +28,7 @@ export function publicOrigin(publicUrl: string): PublicOrigin {
   if (LOOPBACK_NAMES.includes(url.hostname)) for (const name of LOOPBACK_NAMES) hosts.add(`${name}${port}`);
   return {
     url: publicUrl,
+    host: own,
     hosts,
     isAlias(host) {
       if (host === undefined || hosts.size === 1) return false;

@@ -39,7 +39,8 @@ export async function check(deps: Deps, out: Output): Promise<void> {
 
 /** The address clients must use: the one the metadata names (RFC 9728 section 3.3), not an alias that also answers. */
 function clientsLine(publicUrl: string): string {
-  const aliases = [...publicOrigin(publicUrl).hosts].filter((host) => host !== new URL(publicUrl).host);
+  const origin = publicOrigin(publicUrl);
+  const aliases = [...origin.hosts].filter((host) => host !== origin.host);
   const also = aliases.length ? `; ${aliases.join(' and ')} answer too, but OAuth clients refuse metadata for another address` : '';
   return `connect at ${publicUrl} (MCP: ${publicUrl}/mcp), the address the OAuth metadata names${also}`;
 }

@@ -9,10 +9,9 @@ import { aliasAdvice, type PublicOrigin } from '../public-origin.js';
 export function warnOnAliases(origin: PublicOrigin, log: { warn(obj: object, msg: string): void }): onRequestHookHandler | undefined {
   if (origin.hosts.size === 1) return undefined;
   const warned = new Set<string>();
-  const own = new URL(origin.url).host;
   return (request, _reply, done) => {
     // Nearly every request names the server as PUBLIC_URL does: nothing to look up.
-    if (request.headers.host === own) return done();
+    if (request.headers.host === origin.host) return done();
     const host = request.headers.host?.toLowerCase();
     if (host !== undefined && !warned.has(host) && origin.isAlias(host)) {
       warned.add(host);

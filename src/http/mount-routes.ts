@@ -60,7 +60,6 @@ export function mountRoutes(app: FastifyInstance, routes: readonly RouteSpec[], 
 function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions {
   // Callback-style hooks: an async one costs a promise and a microtask turn on every request.
   const onRequest: onRequestHookHandler[] = [logRoute(spec.path)];
-  const limit = spec.limit ? settings.rateLimits[spec.limit] : undefined;
   if (spec.cors) {
     const policy = spec.cors;
     // A public policy answers every Origin alike: its headers are made once.
@@ -71,7 +70,8 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     });
   }
   // Last, as the other hooks only add headers: a refusal carries them too.
-  if (spec.limit && limit) onRequest.push(rateLimitHook(spec.limit, limit, settings.counters, settings.rateLimited));
+  const limit = spec.limit && settings.rateLimits[spec.limit];
+  if (limit) onRequest.push(rateLimitHook(spec.limit!, limit, settings.counters, settings.rateLimited));
   const { inFlight } = settings;
   const publicUrl = settings.origin.url;
   const target = { resource: `${publicUrl}${spec.path}`, metadataUrl: `${publicUrl}/.well-known/oauth-protected-resource${spec.path}`, origin: settings.origin };

@@ -4,6 +4,12 @@ import { isIPv4 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
+ * The counter of limit `name` for a client address: the routes' hooks and the contact tool count under
+ * this one key, so that a limit they share is one limit (D14).
+ */
+export const addressLimitKey = (ip: string, name: string): string => `${addressKey(ip)}${name}`;
+
+/**
  * An address as its rate-limit key: IPv4 as it is, IPv4-mapped IPv6 as IPv4, other IPv6 as its /64;
  * a string that is no address, lower-cased.
  */

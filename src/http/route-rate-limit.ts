@@ -5,7 +5,7 @@ import type { onRequestHookHandler } from 'fastify';
 import { Refusal } from '../errors.js';
 import { policyHeader, type Limit, type LimitName } from '../rate-limits.js';
 import { sendError } from './error-mapper.js';
-import { addressKey } from './rate-limit-key.js';
+import { addressLimitKey } from './rate-limit-key.js';
 import type { CounterStore } from './store-rate-limiter.js';
 
 /**
@@ -19,9 +19,8 @@ export function rateLimitHook(name: LimitName, limit: Limit, store: CounterStore
   const windowMs = limit.windowSeconds * 1000;
   const policy = policyHeader(limit);
   return (request, reply, done) => {
-    // The key is the client's address key followed by the limit's name: routes of one limit share it.
     store.incr(
-      `${addressKey(request.ip)}${name}`,
+      addressLimitKey(request.ip, name),
       (error, counter) => {
         if (error) return done(error);
         // draft-ietf-httpapi-ratelimit-headers: the budget, what is left of it, and seconds until it resets.

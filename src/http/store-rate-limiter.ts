@@ -2,7 +2,7 @@
 // every node): the same keys, so a limit counted here and on its route is one limit.
 import type { RateLimiter } from '../ports/rate-limiter.js';
 import type { RateLimits } from '../rate-limits.js';
-import { addressKey } from './rate-limit-key.js';
+import { addressLimitKey } from './rate-limit-key.js';
 
 export interface CounterStore {
   incr(key: string, callback: (error: Error | null, counter: { current: number; ttl: number }) => void, windowMs: number, max: number): void;
@@ -17,8 +17,7 @@ export function storeRateLimiter(store: CounterStore, limits: RateLimits): RateL
     hit(name, subject) {
       const limit = limits[name];
       if (!limit) return Promise.resolve(undefined);
-      // A route's key is its client's address key followed by the limit's name (route-rate-limit.ts).
-      const key = 'address' in subject ? `${addressKey(subject.address)}${name}` : `client:${subject.clientId}:${name}`;
+      const key = 'address' in subject ? addressLimitKey(subject.address, name) : `client:${subject.clientId}:${name}`;
       return new Promise((resolve) => {
         store.incr(
           key,
