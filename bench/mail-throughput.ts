@@ -1,6 +1,6 @@
 // E-mail throughput through Portico's SMTP adapter (nodemailer's pool, src/adapters/mail) to a loopback
 // sink: `node --import tsx bench/mail-throughput.ts SMTP_URL SECONDS`, pinned by the caller; prints
-// one JSON line. Informational (issue 7): the mail-sending scenarios can go no faster than this.
+// one JSON line. Informational: the mail-sending scenarios can go no faster than this.
 import { smtpMailer } from '../src/adapters/mail/smtp-mailer.js';
 import { loadConfig } from '../src/config.js';
 import { composeInquiryEmail } from '../src/modules/contact/email.js';

@@ -26,7 +26,7 @@ const ROUNDS = QUICK ? 1 : 3;
 const CONNECTIONS = [50, 1];
 const SECONDS: Record<number, number> = QUICK ? { 50: 1, 1: 1 } : { 50: 2, 1: 1 };
 const WARMUP_SECONDS = QUICK ? 0 : 1;
-// The servers share core 0; wrk and the SMTP sink run on the other cores (issue 7: server on one core).
+// The servers share core 0; wrk and the SMTP sink run on the other cores.
 const SERVER_CPUS = '0';
 const CLIENT_CPUS = cpus().length > 1 ? `1-${cpus().length - 1}` : '0';
 const MEMORY_LIMIT_MB = 160;
@@ -260,7 +260,7 @@ interface MailThroughput {
   inFlight: number;
 }
 
-/** Informational (issue 7): Portico's SMTP adapter alone, pinned like the servers. */
+/** Informational: Portico's SMTP adapter alone, pinned like the servers. */
 async function mailThroughput(smtpUrl: string): Promise<MailThroughput> {
   const { execFile } = await import('node:child_process');
   const script = join(import.meta.dirname, 'mail-throughput.ts');

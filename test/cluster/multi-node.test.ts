@@ -1,5 +1,5 @@
 // Three `portico serve` processes on one PostgreSQL and one Redis, as behind a load balancer: a
-// client may reach any node for any request, and nothing changes for it (issue 6).
+// client may reach any node for any request, and nothing changes for it.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../cli/cli-harness.js';

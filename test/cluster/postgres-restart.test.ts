@@ -1,4 +1,4 @@
-// PostgreSQL restarted in the middle of a burst (issue 6): requests during the outage get 503 with
+// PostgreSQL restarted in the middle of a burst: requests during the outage get 503 with
 // Retry-After (never a hang or a crash), /readyz reports it, the node reconnects by itself, and
 // every write it acknowledged is there afterwards.
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// SIGKILL under load (issue 8): `portico serve` as a real child process, killed in the middle of a
+// SIGKILL under load: `portico serve` as a real child process, killed in the middle of a
 // burst of inquiries, registrations or token requests, loses nothing it acknowledged, on SQLite and
 // on PostgreSQL, and serves again after a restart.
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,5 +1,5 @@
-// The mail server and siteverify failing under a burst, against a running `portico serve` (issue 8,
-// DESIGN section 6): every request gets the documented status (502, 503 with Retry-After) within the
+// The mail server and siteverify failing under a burst, against a running `portico serve` (DESIGN
+// section 6): every request gets the documented status (502, 503 with Retry-After) within the
 // configured timeouts, no inquiry is lost, the node holds no more sockets or memory afterwards than
 // before, and it recovers by itself when the upstream does.
 import { mkdtemp, rm } from 'node:fs/promises';

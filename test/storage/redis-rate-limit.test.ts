@@ -1,4 +1,4 @@
-// Issue 6: rate-limit counters shared by all nodes through Redis, and per-node memory while Redis is away.
+// Rate-limit counters shared by all nodes through Redis, and per-node memory while Redis is away.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 // Runs in every test file: a response that the OpenAPI document does not describe fails the test
-// that caused it (issue 5: the document must match every response).
+// that caused it: the document must match every response.
 import { afterEach } from 'vitest';
 import { checkFetchedResponses, takeViolations } from './openapi-contract.js';
 

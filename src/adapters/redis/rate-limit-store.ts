@@ -1,4 +1,4 @@
-// Rate-limit counters in Redis, shared by every node, with per-node memory while Redis is away (issue 6).
+// Rate-limit counters in Redis, shared by every node, with per-node memory while Redis is away.
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import { SharedLocalStore } from '../local-rate-limit-store.js';
