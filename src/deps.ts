@@ -15,8 +15,8 @@ import { smtpMailer } from './adapters/mail/smtp-mailer.js';
 import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
-import { SharedLocalStore } from './adapters/local-rate-limit-store.js';
-import { storeRateLimiter, type CounterStore } from './http/store-rate-limiter.js';
+import { memoryCounters } from './adapters/local-rate-limit-store.js';
+import { storeRateLimiter } from './http/store-rate-limiter.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
@@ -27,7 +27,7 @@ import type { InquiryStore } from './ports/inquiry-store.js';
 import type { JobLeases } from './ports/job-leases.js';
 import type { Mailer } from './ports/mailer.js';
 import { noMetrics, type Metrics } from './ports/metrics.js';
-import type { RateLimiter } from './ports/rate-limiter.js';
+import type { CounterStore, RateLimiter } from './ports/rate-limiter.js';
 import type { WebhookSender } from './ports/webhook.js';
 import { cryptoRandom, type Random } from './ports/random.js';
 import type { TokenVerifier } from './ports/token-verifier.js';
@@ -117,7 +117,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
         extraCa: options.metadataDocumentCa,
       })
     : undefined;
-  const counters = sharedLimits ? new sharedLimits.Store() : new SharedLocalStore();
+  const counters = sharedLimits?.counters ?? memoryCounters();
   const { smtp, dkim } = config.delivery;
   if (smtp?.tlsInsecure) logger.warn({ host: smtp.host }, "SMTP_TLS_INSECURE=true: the mail relay's certificate is not checked; anyone on the path could read the mail");
   const { webhook: webhookSettings } = config.delivery;

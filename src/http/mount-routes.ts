@@ -12,7 +12,7 @@ import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 import type { InFlight } from './in-flight.js';
 import { logRoute } from './request-log.js';
 import { rateLimitHook } from './route-rate-limit.js';
-import type { CounterStore } from './store-rate-limiter.js';
+import type { CounterStore } from '../ports/rate-limiter.js';
 
 export interface MountSettings {
   origin: PublicOrigin;

@@ -6,7 +6,7 @@ import { Refusal } from '../errors.js';
 import { policyHeader, type Limit, type LimitName } from '../rate-limits.js';
 import { sendError } from './error-mapper.js';
 import { addressLimitKey } from './rate-limit-key.js';
-import type { CounterStore } from './store-rate-limiter.js';
+import type { CounterStore } from '../ports/rate-limiter.js';
 
 /**
  * The hook that counts a route's request and refuses it once its client's budget is spent: a callback-style

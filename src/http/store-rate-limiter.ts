@@ -1,12 +1,8 @@
 // The RateLimiter port over the counters the routes' rate limits use (memory, or Redis shared by
 // every node): the same keys, so a limit counted here and on its route is one limit.
-import type { RateLimiter } from '../ports/rate-limiter.js';
+import type { CounterStore, RateLimiter } from '../ports/rate-limiter.js';
 import type { RateLimits } from '../rate-limits.js';
 import { addressLimitKey } from './rate-limit-key.js';
-
-export interface CounterStore {
-  incr(key: string, callback: (error: Error | null, counter: { current: number; ttl: number }) => void, windowMs: number, max: number): void;
-}
 
 /**
  * A RateLimiter over the routes' counters, under the routes' keys, so an address's limit is its route's too.

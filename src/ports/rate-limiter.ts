@@ -11,6 +11,15 @@ export interface Throttled {
 /** Whom a request is counted for: an IP address (IPv6 by /64, as the routes count) or an OAuth client. */
 export type Subject = { address: string } | { clientId: string };
 
+/**
+ * The counters behind every rate limit (memory, or Redis shared by every node): counts one request
+ * against `key` in a fixed window of `windowMs`, and answers the count so far and the window's time left.
+ * @fastify/rate-limit's store method, whose LocalStore counts in memory.
+ */
+export interface CounterStore {
+  incr(key: string, callback: (error: Error | null, counter: { current: number; ttl: number }) => void, windowMs: number, max: number): void;
+}
+
 export interface RateLimiter {
   /** Counts one against `limit` for `subject`: undefined while within it (or when it is off), else how long to wait. */
   hit(limit: LimitName, subject: Subject): Promise<Throttled | undefined>;

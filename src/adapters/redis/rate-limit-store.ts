@@ -1,7 +1,8 @@
 // Rate-limit counters in Redis, shared by every node, with per-node memory while Redis is away.
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import { SharedLocalStore } from '../local-rate-limit-store.js';
+import type { CounterStore } from '../../ports/rate-limiter.js';
+import { memoryCounters } from '../local-rate-limit-store.js';
 
 export interface RateLimitLogger {
   warn(details: object, message: string): void;
@@ -20,23 +21,11 @@ export interface RedisRateLimitOptions {
   maxReconnectDelayMs?: number;
 }
 
-export interface RateLimitCounter {
-  current: number;
-  ttl: number;
-}
-
-type CounterCallback = (error: Error | null, counter: RateLimitCounter) => void;
-
-/** @fastify/rate-limit's store interface: `new Store(globalParams)`, `child(routeOptions)`, `incr`, `read`. */
-export interface RateLimitStore {
-  incr(key: string, callback: CounterCallback, windowMs: number, max: number): void;
-  read(key: string, callback: CounterCallback, windowMs: number, max: number): void;
-  child(): RateLimitStore;
-}
+type CounterCallback = Parameters<CounterStore['incr']>[1];
 
 export interface RedisRateLimitStore {
-  /** The counters; also fit to be @fastify/rate-limit's `store` option. */
-  Store: new () => RateLimitStore;
+  /** The counters, in Redis while it answers, in this node's memory while it does not. */
+  counters: CounterStore;
   /** Settles once the first connection attempt has succeeded or failed; never rejects. */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -47,34 +36,24 @@ export interface RedisRateLimitStore {
 export const DEFAULT_KEY_PREFIX = 'portico:rl:';
 
 // The counts of one turn of the event loop in one script call: KEYS are the counters, ARGV[i] the window
-// of KEYS[i] in ms to count a request in it, or -1 to read it. Each count is @fastify/rate-limit's
-// store/RedisStore.js's, atomic as a script is; unlike it, a counter found without an expiry gets one
-// (otherwise its client would stay limited for good). A read is the state of a window without counting.
-// Returns a flat list: each counter's count, then its time left in ms.
+// of KEYS[i] in ms. Each count is @fastify/rate-limit's store/RedisStore.js's, atomic as a script is;
+// unlike it, a counter found without an expiry gets one (otherwise its client would stay limited for
+// good). Returns a flat list: each counter's count, then its time left in ms.
 const COUNT = `
 local answers = {}
 for i, key in ipairs(KEYS) do
   local window = tonumber(ARGV[i])
-  local current, ttl
-  if window < 0 then
-    current = tonumber(redis.call('GET', key) or '0')
-    ttl = 0
-    if current > 0 then ttl = math.max(redis.call('PTTL', key), 0) end
-  else
-    current = redis.call('INCR', key)
+  local current = redis.call('INCR', key)
+  local ttl = window
+  if current > 1 then ttl = redis.call('PTTL', key) end
+  if current == 1 or ttl < 0 then
     ttl = window
-    if current > 1 then ttl = redis.call('PTTL', key) end
-    if current == 1 or ttl < 0 then
-      ttl = window
-      redis.call('PEXPIRE', key, ttl)
-    end
+    redis.call('PEXPIRE', key, ttl)
   end
   answers[2 * i - 1] = current
   answers[2 * i] = ttl
 end
 return answers`;
-
-const READ = -1;
 
 type ScriptedRedis = Redis & { porticoRateLimitCount(keys: number, ...keysThenWindows: (string | number)[]): Promise<number[]> };
 
@@ -101,7 +80,7 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
 
   // Never the URL: it may carry the password.
   const where = { redis: redisHost(options.url) };
-  const fallback = new SharedLocalStore();
+  const fallback = memoryCounters();
   let degraded = false;
   let closing = false;
   let dropping = false;
@@ -147,12 +126,12 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
   // The counts asked for in one turn of the event loop go to Redis as one script call: one command for
   // all of them, where each request would otherwise cost Redis a command of its own (the token
   // endpoint's requests arrive several a turn under load; docs/performance.md, "PostgreSQL + Redis").
-  let waiting: { method: 'incr' | 'read'; key: string; callback: CounterCallback; windowMs: number; max: number }[] = [];
+  let waiting: { key: string; callback: CounterCallback; windowMs: number; max: number }[] = [];
   const flush = () => {
     const batch = waiting;
     waiting = [];
     const keys = batch.map(({ key }) => keyPrefix + key);
-    const windows = batch.map(({ method, windowMs }) => (method === 'incr' ? windowMs : READ));
+    const windows = batch.map(({ windowMs }) => windowMs);
     (redis as ScriptedRedis).porticoRateLimitCount(batch.length, ...keys, ...windows).then(
       (answers) => {
         recover();
@@ -162,38 +141,25 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
         unanswered(error as Error);
         // LocalStore answers with its own counter object, which the next count changes: the batch's
         // requests are counted one after another before any of them reads its answer, so each gets a copy.
-        for (const { method, key, callback, windowMs, max } of batch) {
-          fallback[method](key, (failed: Error | null, counter: RateLimitCounter) => callback(failed, { current: counter.current, ttl: counter.ttl }), windowMs, max);
+        for (const { key, callback, windowMs, max } of batch) {
+          fallback.incr(key, (failed, counter) => callback(failed, { current: counter.current, ttl: counter.ttl }), windowMs, max);
         }
       },
     );
   };
-  const count = (method: 'incr' | 'read', key: string, callback: CounterCallback, windowMs: number, max: number) => {
-    if (redis.status !== 'ready') {
-      degrade(new Error(`connection ${redis.status}`));
-      return fallback[method](key, callback, windowMs, max);
-    }
-    if (!waiting.length) setImmediate(flush);
-    waiting.push({ method, key, callback, windowMs, max });
+  const counters: CounterStore = {
+    incr(key, callback, windowMs, max) {
+      if (redis.status !== 'ready') {
+        degrade(new Error(`connection ${redis.status}`));
+        return fallback.incr(key, callback, windowMs, max);
+      }
+      if (!waiting.length) setImmediate(flush);
+      waiting.push({ key, callback, windowMs, max });
+    },
   };
 
-  class RedisRateLimitCounters implements RateLimitStore {
-    incr(key: string, callback: CounterCallback, windowMs: number, max: number): void {
-      count('incr', key, callback, windowMs, max);
-    }
-
-    read(key: string, callback: CounterCallback, windowMs: number, max: number): void {
-      count('read', key, callback, windowMs, max);
-    }
-
-    // Keys already end with the limit's name: one namespace lets the routes of a limit share it.
-    child(): this {
-      return this;
-    }
-  }
-
   return {
-    Store: RedisRateLimitCounters,
+    counters,
     ready: () => settled,
     async close() {
       closing = true;
