@@ -14,7 +14,7 @@ export type Subject = { address: string } | { clientId: string };
 /**
  * The counters behind every rate limit (memory, or Redis shared by every node): counts one request
  * against `key` in a fixed window of `windowMs`, and answers the count so far and the window's time left.
- * @fastify/rate-limit's store method, whose LocalStore counts in memory.
+ * The shape of @fastify/rate-limit's store method, so that its LocalStore is the memory counters.
  */
 export interface CounterStore {
   incr(key: string, callback: (error: Error | null, counter: { current: number; ttl: number }) => void, windowMs: number, max: number): void;
