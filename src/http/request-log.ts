@@ -1,7 +1,8 @@
-// Request logs as nginx writes them: one access line per answered request, and the request's id on
-// every line a request logs. The access line is written from node:http's own events, beside Fastify
-// rather than through its logger: Fastify given a logger adds two listeners and a closure to every
-// response, and builds a whole route options object to name the route; one shared listener does neither.
+// Request logs as nginx writes them: one access line per request (at warn for one left unanswered),
+// and the request's id on every line a request logs. The access line is written from node:http's own
+// events, beside Fastify rather than through its logger: Fastify given a logger adds two listeners and
+// a closure to every response, and builds a whole route options object to name the route; one shared
+// listener does neither.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';

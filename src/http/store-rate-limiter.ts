@@ -18,7 +18,7 @@ export function storeRateLimiter(store: CounterStore, limits: RateLimits): RateL
         store.incr(
           key,
           (error, counter) => {
-            // Our stores never fail (Redis falls back to memory); if one did, the request goes through, as on the routes.
+            // Our stores never fail (Redis falls back to memory); if one did, the call goes through (a route's hook answers 500).
             if (error || counter.current <= limit.max) return resolve(undefined);
             resolve({ retryAfterSeconds: Math.max(1, Math.ceil(counter.ttl / 1000)), max: limit.max, windowSeconds: limit.windowSeconds });
           },

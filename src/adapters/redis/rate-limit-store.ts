@@ -31,8 +31,9 @@ export interface RedisRateLimitStore {
   close(): Promise<void>;
 }
 
-// Layout: one string per client and limit, `<prefix><client address or /64><limit name>` -> request count,
-// expiring (PEXPIRE) when its window ends; e.g. `portico:rl:203.0.113.7token` = "4", PTTL 41200.
+// Layout: one string per client and limit, `<prefix><client address or /64><limit name>` (or
+// `<prefix>client:<client_id>:<limit name>` for an OAuth client) -> request count, expiring (PEXPIRE)
+// when its window ends; e.g. `portico:rl:203.0.113.7token` = "4", PTTL 41200.
 export const DEFAULT_KEY_PREFIX = 'portico:rl:';
 
 // The counts of one turn of the event loop in one script call: KEYS are the counters, ARGV[i] the window
