@@ -3,10 +3,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
 import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
-import { limitPipelining } from './http/connection-limits.js';
+import { guardConnections, type ClosedReason } from './http/connection-limits.js';
 import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
-import { accessLog, type ProxyTrust } from './http/request-log.js';
+import { accessLog, trustsPeer, type ProxyTrust } from './http/request-log.js';
+import { addressKey } from './http/rate-limit-key.js';
+import { oncePerWindow } from './once-per-window.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
@@ -71,13 +73,21 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     // fast-json-stringify compilers, which it would load at start, are never needed.
     schemaController: { compilersFactory: { buildValidator: noFastifySchemas, buildSerializer: noFastifySchemas } },
     // ... and so do the requests node:http's parser refuses before Fastify sees them.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error: Error & { code?: string }, socket) => {
+      if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') closed('deadline', socket.remoteAddress ?? '');
+      answerClientError(error, socket);
+    },
   });
   access?.attach(app.server);
   app.server.on('checkExpectation', answerUnmetExpectation);
-  // Beyond MAX_CONNECTIONS a new connection is closed at once; the ones already open are served.
-  app.server.maxConnections = config.maxConnections;
-  limitPipelining(app.server);
+  const closed = connectionsClosedLog(deps);
+  guardConnections(app.server, {
+    maxConnections: config.maxConnections,
+    maxPerAddress: config.maxConnectionsPerAddress,
+    // A trusted proxy's connections carry many clients: its own limit per client (docs/deploy.md) stands in.
+    uncapped: trustsPeer(trust),
+    closed,
+  });
 
   const { prometheus } = deps;
   if (prometheus) {
@@ -146,6 +156,32 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   // Discovery documents are serialized now, not by the first request that asks for one.
   for (const spec of routes) spec.prepare?.();
   return app;
+}
+
+/** How long the log stays quiet about one address's closed connections after a line about them. */
+const CLOSED_LOG_WINDOW_MS = 60_000;
+
+const CLOSED_WHY: Record<ClosedReason | 'deadline', (config: Deps['config']) => string> = {
+  'address-cap': (config) => `more than MAX_CONNECTIONS_PER_ADDRESS (${config.maxConnectionsPerAddress}) open from one address`,
+  'node-full': (config) => `MAX_CONNECTIONS (${config.maxConnections}) open and none idle`,
+  'made-room': (config) => `the oldest idle connection, closed to make room at MAX_CONNECTIONS (${config.maxConnections})`,
+  pipelining: () => 'more pipelined answers queued than the node keeps for one connection',
+  deadline: () => 'headers or body not received in time (408)',
+};
+
+/**
+ * One warning line per address, reason and minute for the connections the node closes to keep its bounds:
+ * a flood of them is one line with a count, not a line a socket.
+ */
+function connectionsClosedLog(deps: Deps): (reason: ClosedReason | 'deadline', address: string) => void {
+  const once = oncePerWindow(deps.clock, CLOSED_LOG_WINDOW_MS);
+  return (reason, address) => {
+    const key = addressKey(address);
+    const more = once(`${reason} ${key}`);
+    if (more === undefined) return;
+    const line = { address: key, reason, ...(more > 0 && { closedSinceLastLine: more }) };
+    deps.logger[reason === 'made-room' ? 'info' : 'warn'](line, `connection closed: ${CLOSED_WHY[reason](deps.config)}`);
+  };
 }
 
 function noFastifySchemas(): never {

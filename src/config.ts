@@ -41,8 +41,10 @@ export interface Config {
   logLevel: string;
   /** Client ID metadata documents (D13). */
   cimd: CimdSettings;
-  /** Open connections a node accepts at once; beyond, new ones are closed at once. */
+  /** Open connections a node holds at once; at the cap, the oldest idle one makes room, else a newcomer is closed. */
   maxConnections: number;
+  /** D19: open connections from one address (IPv6 by /64); trusted proxies are not capped. */
+  maxConnectionsPerAddress: number;
   /** How long inquiries and spam are kept (INQUIRY_RETENTION, SPAM_RETENTION). */
   retention: RetentionSettings;
   /** Where GET /metrics is served (METRICS_PORT, METRICS_HOST); undefined: no metrics at all. */
@@ -62,6 +64,13 @@ export class ConfigError extends Error {
 }
 
 export const CLOUDFLARE_SITEVERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
+/**
+ * D19: a browser opens at most six connections to a host, an HTTP client's pool a few more; 32 leaves room
+ * for a household or an office behind one address. It also bounds what one address can make a node parse at
+ * once: node:http parses the whole of each 64 KB read, and a read of pipelined requests costs it some 3 MB
+ * until the connection is gone (docs/security.md).
+ */
+export const MAX_CONNECTIONS_PER_ADDRESS = 32;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 // Cloudflare's documented test secrets (always pass, always fail, already spent).
 export const isTurnstileTestSecret = (secret: string) => /^[123]x0+AA$/.test(secret);
@@ -138,6 +147,10 @@ export function loadConfig(env: Env): Readonly<Config> {
   const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false);
   const cimd = setting(() => parseCimd(read, fail), undefined);
   const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail), 512);
+  const maxConnectionsPerAddress = setting(
+    () => parseCount('MAX_CONNECTIONS_PER_ADDRESS', read('MAX_CONNECTIONS_PER_ADDRESS') ?? String(MAX_CONNECTIONS_PER_ADDRESS), fail),
+    MAX_CONNECTIONS_PER_ADDRESS,
+  );
   const retention = setting(() => parseRetention(read, delivery.retryForMs, fail), { inquiryMs: undefined, spamMs: undefined });
   const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
@@ -162,6 +175,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     logLevel,
     cimd: cimd!,
     maxConnections,
+    maxConnectionsPerAddress,
     retention,
     metrics,
   });

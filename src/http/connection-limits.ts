@@ -1,27 +1,87 @@
-// What one connection can make a node hold. A client may pipeline many requests in one write and never read
-// the answers: node:http stops reading such a socket, but answers every request it has already parsed, and
-// those answers wait in memory (100 sockets of 64 KB of pipelined GET /openapi.json held 300 MB). A socket
-// with more than MAX_PIPELINED answers queued behind the one being sent is closed: browsers and HTTP clients
-// never pipeline that deep.
+// What connections a node holds, and what one connection can make it hold (D19).
+//
+// No address holds more than its share: a client that opens connections by the hundred (idle after one
+// request, or trickling its headers) would otherwise hold every slot of MAX_CONNECTIONS. A node at its cap
+// closes its oldest idle connection to make room for a newcomer. A client may pipeline many requests in one
+// write and never read the answers: a connection with answers queued is not read further until they are
+// sent, and one with more than MAX_PIPELINED queued is closed.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { addressKey } from './rate-limit-key.js';
 
 export const MAX_PIPELINED = 4;
 
-const QUEUED = Symbol('portico.queuedResponses');
-const SOCKET = Symbol('portico.socket');
-type CountedSocket = Socket & { [QUEUED]?: number };
-type CountedResponse = ServerResponse & { [SOCKET]?: CountedSocket };
+/** Why the guard closed a connection. */
+export type ClosedReason = 'address-cap' | 'node-full' | 'made-room' | 'pipelining';
+
+export interface ConnectionPolicy {
+  /** MAX_CONNECTIONS: open connections in all. */
+  maxConnections: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: open connections from one address (IPv6 by its /64, as the rate limits count). */
+  maxPerAddress: number;
+  /** Peers whose connections carry many clients (trusted proxies): not capped by address. */
+  uncapped(address: string): boolean;
+  /** Told of every connection the guard closes, with the peer's address. */
+  closed(reason: ClosedReason, address: string): void;
+}
+
+const GUARD = Symbol('portico.connection');
+
+interface Guarded {
+  /** The address the connection counts under, or undefined when it is not capped by address. */
+  key: string | undefined;
+  /** The answer to the last request the connection sent: the connection is idle once it is sent. */
+  lastResponse: ServerResponse | undefined;
+  /** Answers parsed and waiting behind the one being sent. */
+  queued: number;
+  /** Whether keepPaused listens to the socket. */
+  held: boolean;
+}
+
+type GuardedSocket = Socket & { [GUARD]?: Guarded };
+type QueuedResponse = ServerResponse & { [GUARD]?: GuardedSocket };
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * Counts the answers queued on each socket (node:http gives a response its socket only when the answers
- * before it are sent); one too many closes the socket. A request beyond the limit, or parsed from a socket
- * already closed, is dropped before the app sees it: node:http goes on parsing the rest of a pipelined
- * chunk after the socket is closed, and none of it should cost more than its parsing. A request that is not
- * pipelined, nearly every one, costs two property reads.
+ * Counts open connections, in all and by address, and the answers queued on each. Must be installed before
+ * the server listens, and in place of `server.maxConnections` (node:http would close a connection beyond
+ * that before anyone could make room for it).
  */
-export function limitPipelining(server: Server, maxQueued = MAX_PIPELINED): void {
+export function guardConnections(server: Server, policy: ConnectionPolicy, maxQueued = MAX_PIPELINED): void {
+  // In the order they were accepted: the first idle one found is the oldest.
+  const open = new Set<GuardedSocket>();
+  const byAddress = new Map<string, number>();
+
+  const forget = (socket: GuardedSocket) => {
+    const guarded = socket[GUARD];
+    if (guarded === undefined || !open.delete(socket)) return;
+    if (guarded.key !== undefined) {
+      const left = byAddress.get(guarded.key)! - 1;
+      if (left === 0) byAddress.delete(guarded.key);
+      else byAddress.set(guarded.key, left);
+    }
+  };
+  const close = (socket: GuardedSocket, reason: ClosedReason) => {
+    policy.closed(reason, socket.remoteAddress ?? '');
+    forget(socket);
+    socket.destroy();
+  };
+
+  server.on('connection', (socket: GuardedSocket) => {
+    const address = socket.remoteAddress ?? '';
+    const key = policy.uncapped(address) ? undefined : addressKey(address);
+    if (key !== undefined && (byAddress.get(key) ?? 0) >= policy.maxPerAddress) return close(socket, 'address-cap');
+    if (open.size >= policy.maxConnections) {
+      const oldestIdle = firstIdle(open);
+      if (oldestIdle === undefined) return close(socket, 'node-full');
+      close(oldestIdle, 'made-room');
+    }
+    socket[GUARD] = { key, lastResponse: undefined, queued: 0, held: false };
+    open.add(socket);
+    if (key !== undefined) byAddress.set(key, (byAddress.get(key) ?? 0) + 1);
+    socket.once('close', () => forget(socket));
+  });
+
   const handlers = server.listeners('request') as Handler[];
   // The access log's listener and Fastify's, called in turn without a closure a request.
   const handle: Handler =
@@ -31,20 +91,50 @@ export function limitPipelining(server: Server, maxQueued = MAX_PIPELINED): void
           for (const handler of handlers) handler.call(server, request, response);
         };
   server.removeAllListeners('request');
-  server.on('request', (request: IncomingMessage, response: CountedResponse) => {
-    const socket = request.socket as CountedSocket;
+  server.on('request', (request: IncomingMessage, response: QueuedResponse) => {
+    const socket = request.socket as GuardedSocket;
+    // node:http goes on parsing the rest of a pipelined chunk after the socket is closed; none of it should
+    // cost more than its parsing.
     if (socket.destroyed) return;
+    const guarded = socket[GUARD];
+    // A request injected by a test, or a socket from before the guard: nothing to count.
+    if (guarded === undefined) return handle(request, response);
+    guarded.lastResponse = response;
+    // node:http gives a response its socket only once the answers before it are sent.
     if (response.socket === null) {
-      const queued = (socket[QUEUED] ?? 0) + 1;
-      if (queued > maxQueued) return void socket.destroy();
-      socket[QUEUED] = queued;
-      response[SOCKET] = socket;
+      if (guarded.queued === maxQueued) return close(socket, 'pipelining');
+      // Backpressure: the requests a client has not read the answers to are enough to work on.
+      if (guarded.queued++ === 0) {
+        socket.pause();
+        if (!guarded.held) socket.on('resume', keepPaused);
+        guarded.held = true;
+      }
+      response[GUARD] = socket;
       response.on('close', released);
     }
     handle(request, response);
   });
 }
 
-function released(this: CountedResponse): void {
-  this[SOCKET]![QUEUED]! -= 1;
+function released(this: QueuedResponse): void {
+  const socket = this[GUARD]!;
+  if (--socket[GUARD]!.queued === 0) socket.resume();
+}
+
+/**
+ * node:http resumes a socket itself when it reads or discards a request's body (IncomingMessage's read and
+ * dump call socket.resume()); its own backpressure survives that through a private flag. A socket with
+ * answers still queued is paused again in the same tick, before any read can happen.
+ */
+function keepPaused(this: GuardedSocket): void {
+  if (this[GUARD]!.queued > 0) this.pause();
+}
+
+/** The oldest connection with no request underway: never sent one, or its last answer is sent. */
+function firstIdle(open: Set<GuardedSocket>): GuardedSocket | undefined {
+  for (const socket of open) {
+    const last = socket[GUARD]!.lastResponse;
+    if (last === undefined || last.writableFinished) return socket;
+  }
+  return undefined;
 }

@@ -234,7 +234,7 @@ function requestIds(trust: ProxyTrust, processId: string): (request: IncomingMes
 export type ProxyTrust = boolean | string[] | ((address: string, hop: number) => boolean);
 
 /** Whether the peer itself (hop 0) is a proxy Fastify trusts: the header is only as good as who set it. */
-function trustsPeer(trust: ProxyTrust): (address: string) => boolean {
+export function trustsPeer(trust: ProxyTrust): (address: string) => boolean {
   const trusted = proxyTrustFunction(trust);
   return (address) => trusted(address, 0);
 }

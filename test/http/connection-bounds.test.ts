@@ -1,11 +1,13 @@
 // What one client can make a node hold, through raw sockets on loopback: a pipelined flood that never reads
-// its answers is cut off with memory bounded, and connections beyond MAX_CONNECTIONS are refused at once.
+// its answers is cut off with memory bounded, no address holds more than its share of connections, and a
+// node at its cap makes room by closing an idle connection.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HTTP_TIMEOUTS } from '../../src/app.js';
-import { startApp, type TestApp } from '../support/app.js';
+import { inquiry, startApp, type TestApp } from '../support/app.js';
 import { openSockets, residentMb } from '../support/process-stats.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 
 const opened = (port: number) =>
   new Promise<Socket>((resolve, reject) => {
@@ -59,6 +61,73 @@ describe('a pipelined flood that never reads', () => {
   });
 });
 
+/** A connection from `from` (a loopback address: all of 127/8 is this machine's). */
+const openedFrom = (port: number, from: string) =>
+  new Promise<Socket>((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress: from }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+
+/** Whether the server closes `socket` rather than answer a request sent on it. */
+const closedUnanswered = (socket: Socket) =>
+  new Promise<boolean>((resolve) => {
+    socket
+      .once('close', () => resolve(true))
+      .on('error', () => undefined)
+      .on('data', () => resolve(false));
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+    setTimeout(() => resolve(false), 2_000);
+  });
+
+/** The answer to one GET /healthz on a connection that stays open. */
+const healthOn = (socket: Socket) =>
+  new Promise<string>((resolve) => {
+    socket.once('data', (chunk) => resolve(String(chunk)));
+    socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+  });
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+describe('MAX_CONNECTIONS_PER_ADDRESS', () => {
+  let api: TestApp;
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off', MAX_CONNECTIONS_PER_ADDRESS: '3', TRUST_PROXY: '127.0.0.3' });
+  });
+  afterAll(() => api.close());
+
+  it("closes an address's connection beyond its cap at once, while another address is served", async () => {
+    const port = Number(new URL(api.url).port);
+    const held = await Promise.all(Array.from({ length: 3 }, () => openedFrom(port, '127.0.0.2')));
+    await settle();
+    expect(await closedUnanswered(await openedFrom(port, '127.0.0.2'))).toBe(true);
+    expect(await healthOn(held[0]!)).toMatch(/^HTTP\/1\.1 200 /);
+    const response = await fetch(`${api.url}/healthz`);
+    expect(response.status).toBe(200);
+    await response.arrayBuffer();
+    for (const socket of held) socket.destroy();
+  });
+
+  it('logs the closed connections of an address once, with how many followed, not a line a socket', async () => {
+    const port = Number(new URL(api.url).port);
+    const held = await Promise.all(Array.from({ length: 3 }, () => openedFrom(port, '127.0.0.4')));
+    await settle();
+    const refused = await Promise.all(Array.from({ length: 20 }, () => openedFrom(port, '127.0.0.4').then(closedUnanswered)));
+    expect(refused.every(Boolean)).toBe(true);
+    const lines = api.logs.map((line) => JSON.parse(line) as { msg: string; address?: string; reason?: string; level: number }).filter((line) => line.address === '127.0.0.4');
+    expect(lines).toEqual([expect.objectContaining({ level: 40, reason: 'address-cap', msg: expect.stringContaining('MAX_CONNECTIONS_PER_ADDRESS (3)') })]);
+    for (const socket of held) socket.destroy();
+  });
+
+  it('does not cap a trusted proxy, whose connections carry many clients', async () => {
+    const port = Number(new URL(api.url).port);
+    const held = await Promise.all(Array.from({ length: 6 }, () => openedFrom(port, '127.0.0.3')));
+    await settle();
+    const answers = await Promise.all(held.map(healthOn));
+    expect(answers.every((answer) => /^HTTP\/1\.1 200 /.test(answer))).toBe(true);
+    for (const socket of held) socket.destroy();
+  });
+});
+
 describe('MAX_CONNECTIONS', () => {
   let api: TestApp;
   beforeAll(async () => {
@@ -66,27 +135,62 @@ describe('MAX_CONNECTIONS', () => {
   });
   afterAll(() => api.close());
 
-  it('closes a connection beyond the cap at once, and serves the ones already open', async () => {
+  it('makes room for a newcomer by closing the oldest idle connection', async () => {
     const port = Number(new URL(api.url).port);
-    const held = await Promise.all(Array.from({ length: 5 }, () => opened(port)));
-    // Let the server accept them all before the sixth knocks.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const extra = await opened(port);
-    const extraClosed = await new Promise<boolean>((resolve) => {
-      extra
-        .once('close', () => resolve(true))
-        .on('error', () => undefined)
-        .on('data', () => resolve(false));
-      extra.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
-      setTimeout(() => resolve(false), 2_000);
-    });
-    expect(extraClosed).toBe(true);
-    const answer = await new Promise<string>((resolve) => {
-      held[0]!.once('data', (chunk) => resolve(String(chunk)));
-      held[0]!.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
-    });
-    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    const held = await Promise.all(Array.from({ length: 5 }, (_, i) => openedFrom(port, `127.0.1.${i + 1}`)));
+    // Each has been answered once and is idle; the first is the oldest.
+    for (const socket of held) expect(await healthOn(socket)).toMatch(/^HTTP\/1\.1 200 /);
+    const firstClosed = new Promise((resolve) => held[0]!.once('close', resolve));
+    const newcomer = await openedFrom(port, '127.0.1.9');
+    expect(await healthOn(newcomer)).toMatch(/^HTTP\/1\.1 200 /);
+    await firstClosed;
+    expect(await healthOn(held[1]!)).toMatch(/^HTTP\/1\.1 200 /);
+    for (const socket of [...held, newcomer]) socket.destroy();
+  });
+
+  it('closes a newcomer at once when every connection has a request underway, and serves the ones open', async () => {
+    const port = Number(new URL(api.url).port);
+    const held = await Promise.all(Array.from({ length: 5 }, (_, i) => openedFrom(port, `127.0.2.${i + 1}`)));
+    // A request whose body is still coming: underway, not idle.
+    for (const socket of held) socket.write('POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{');
+    await settle();
+    expect(await closedUnanswered(await openedFrom(port, '127.0.2.9'))).toBe(true);
+    const answer = new Promise<string>((resolve) => held[0]!.once('data', (chunk) => resolve(String(chunk))));
+    held[0]!.write('"a":1}    ');
+    expect(await answer).toMatch(/^HTTP\/1\.1 400 /);
     for (const socket of held) socket.destroy();
+  });
+});
+
+describe('a client that pipelines', () => {
+  let api: TestApp;
+  let siteverify: TestSiteverify;
+  beforeAll(async () => {
+    siteverify = await startSiteverify();
+    api = await startApp({ RATE_LIMITS: 'off', TURNSTILE_SECRET_KEY: siteverify.secret, TURNSTILE_SITE_KEY: 'site-key', TURNSTILE_VERIFY_URL: siteverify.url });
+  });
+  afterAll(async () => {
+    await api.close();
+    await siteverify.close();
+  });
+
+  it('is not read further while its answers are queued: requests it sends meanwhile are answered in order, not cut off', async () => {
+    const socket = await opened(Number(new URL(api.url).port));
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const health = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    // The first answer waits on a human check that never answers (503 after its deadline); two queue behind it.
+    const body = JSON.stringify(inquiry({ turnstileToken: 'stall' }));
+    socket.write(`POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}${health.repeat(2)}`);
+    await settle();
+    // Read at once, these would make more answers owed than the node queues for one connection.
+    socket.write(health.repeat(4));
+    await settle();
+    socket.end('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+    await closed;
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    expect(statuses).toEqual([503, ...Array.from({ length: 7 }, () => 200)]);
   });
 });
 
