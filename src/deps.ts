@@ -17,6 +17,7 @@ import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
 import { memoryCounters } from './adapters/local-rate-limit-store.js';
 import { storeRateLimiter } from './http/store-rate-limiter.js';
+import { Admission, type AdmissionLimits } from './modules/contact/admission.js';
 import type { ContactDeps } from './modules/contact/submit.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
@@ -57,6 +58,8 @@ export interface Deps {
   rateLimitCounters: CounterStore;
   /** The same counters, for limits counted outside a route (the contact tool's, D14). */
   limiter: RateLimiter;
+  /** The inquiries this node works on at once (D19). */
+  admission: Admission;
   metrics: Metrics;
   /** The metrics in Prometheus' format when METRICS_PORT is set: HTTP requests are counted and /metrics served. */
   prometheus: PrometheusMetrics | undefined;
@@ -74,6 +77,8 @@ export interface DepsOptions {
   resolveHost?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** A CA (PEM) the metadata document fetch trusts besides Node's, for tests in one process. */
   metadataDocumentCa?: string;
+  /** Inquiries worked on at once, and waiting; ADMISSION_LIMITS by default (tests fill smaller bounds). */
+  admission?: AdmissionLimits;
 }
 
 /**
@@ -146,6 +151,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     // One instance for every route and for the limiter: the in-process store keeps its counters in itself.
     rateLimitCounters: counters,
     limiter: countedLimiter(storeRateLimiter(counters, config.rateLimits), metrics),
+    admission: new Admission(options.admission),
     metrics,
     prometheus,
     async close() {

@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   delivery_failed: { status: 502, meaning: 'No delivery channel (the mail relay, the webhook) took the inquiry; it is kept, and retried in the background unless it was refused for good.' },
   human_check_unavailable: { status: 503, meaning: 'Turnstile could not be reached; retry after Retry-After seconds.' },
   not_ready: { status: 503, meaning: 'A backing store does not answer.' },
+  server_busy: { status: 503, meaning: 'The node is working on as many inquiries as it takes at once; nothing was stored; retry after Retry-After seconds.' },
   store_unavailable: { status: 503, meaning: 'The database does not answer (restarting or unreachable); retry after Retry-After seconds. Nothing was half-written.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 

@@ -6,6 +6,7 @@ import type { Inquiry, InquiryChannel, NewInquiry } from '../../ports/inquiry-st
 import { uuidV7 } from '../../ports/random.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import { acknowledge } from './acknowledgement.js';
+import type { Admission } from './admission.js';
 import { attempt, deliver, type DeliveryDeps } from './delivery.js';
 import type { ContactRequest } from './schema.js';
 
@@ -16,6 +17,8 @@ export interface ContactDeps extends DeliveryDeps {
   acknowledge: boolean;
   /** Quotas counted outside the routes: the contact tool's (D14). */
   limiter: RateLimiter;
+  /** The inquiries this node works on at once, whichever door they come through (D19). */
+  admission: Admission;
 }
 
 export interface Submission {
@@ -33,9 +36,13 @@ const HUMAN_CHECK_RETRY_AFTER_SECONDS = '10';
 /**
  * Stores and delivers one inquiry: a filled honeypot is kept as spam and sends nothing, a known
  * Idempotency-Key answers for its stored inquiry, and an anonymous sender passes the human check first.
- * Refusals throw AppError.
+ * Refusals throw AppError; so does a node already at its bound of inquiries in flight (server_busy).
  */
-export async function submitInquiry(deps: ContactDeps, submission: Submission): Promise<void> {
+export function submitInquiry(deps: ContactDeps, submission: Submission): Promise<void> {
+  return deps.admission.admit(() => submit(deps, submission));
+}
+
+async function submit(deps: ContactDeps, submission: Submission): Promise<void> {
   const { request } = submission;
   const inquiry = newInquiry(deps, submission);
 

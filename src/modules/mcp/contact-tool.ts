@@ -67,7 +67,10 @@ export async function sendContactTool(deps: ContactDeps, input: ContactToolInput
       idempotencyKey: caller.idempotencyKey,
     });
   } catch (error) {
-    if (error instanceof AppError) return failure(error.code, `The inquiry was not sent: ${error.description}.`);
+    if (error instanceof AppError) {
+      const retryAfter = error.headers['Retry-After'];
+      return failure(error.code, `The inquiry was not sent: ${error.description}.`, retryAfter === undefined ? {} : { retryAfterSeconds: Number(retryAfter) });
+    }
     throw error;
   }
   return {

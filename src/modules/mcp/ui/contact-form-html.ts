@@ -59,7 +59,7 @@ function outcomeOf(result) {
   var details = (result && result.structuredContent) || {};
   if (details.error === 'rate_limited') return { status: { key: 'rateLimited', minutes: Math.max(1, Math.ceil((Number(details.retryAfterSeconds) || 60) / 60)) } };
   if (details.error === 'delivery_failed') return { pending: true };
-  if (details.error === 'store_unavailable') return { status: { key: 'unavailable' } };
+  if (details.error === 'store_unavailable' || details.error === 'server_busy') return { status: { key: 'unavailable' } };
   var text = firstText(result), fields = {};
   ['name', 'email', 'message', 'privacy'].forEach(function (name) { if (new RegExp('(?:: |, )' + name + ': ').test(text)) fields[name] = { key: 'fieldRejected' }; });
   if (Object.keys(fields).length) return { errors: fields };
