@@ -116,7 +116,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
       issuer: config.publicUrl,
       resources,
       metrics: deps.metrics,
-      metadataDocuments: deps.clientMetadata && metadataDocuments(deps.clientMetadata, deps.clock, config.cimd),
+      metadataDocuments: deps.clientMetadata && metadataDocuments(deps.clientMetadata, deps.clock, config.cimd, deps.logger),
     }),
   );
   routes.push(

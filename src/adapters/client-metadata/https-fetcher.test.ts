@@ -13,8 +13,8 @@ afterAll(() => host.close());
 
 const fetcher = (options: Partial<HttpsFetcherOptions> = {}) => httpsMetadataFetcher({ timeoutMs: 2_000, maxBytes: 5120, allowPrivateNetworks: false, extraCa: host.cert, ...options });
 
-/** The reason the fetch of `url` is refused with. */
-async function refusal(url: string, options: Partial<HttpsFetcherOptions> = {}): Promise<string> {
+/** The refusal the fetch of `url` rejects with. */
+async function refusalOf(url: string, options: Partial<HttpsFetcherOptions> = {}): Promise<MetadataDocumentUnavailable> {
   const error = await fetcher(options)
     .fetch(new URL(url))
     .then(
@@ -22,8 +22,11 @@ async function refusal(url: string, options: Partial<HttpsFetcherOptions> = {}):
       (e: unknown) => e,
     );
   expect(error).toBeInstanceOf(MetadataDocumentUnavailable);
-  return (error as Error).message;
+  return error as MetadataDocumentUnavailable;
 }
+
+/** The reason the fetch of `url` is refused with (for the operator's log). */
+const refusal = async (url: string, options: Partial<HttpsFetcherOptions> = {}) => (await refusalOf(url, options)).message;
 
 /** A DNS server that answers `answers` in turn (the last one from then on), counting questions. */
 function resolverAnswering(...answers: ResolvedAddress[][]) {
@@ -70,6 +73,7 @@ describe('the SSRF guard, on by default', () => {
     const dns = resolverAnswering([v4('127.0.0.1')], [v4('127.0.0.3')]);
     const fetched = await fetcher({ allowPrivateNetworks: true, resolve: dns.resolve }).fetch(new URL(url.replace('127.0.0.1', 'rebinding.test')));
     expect(fetched.body).toEqual({ ok: true });
+    expect(fetched.fromPublicAddress).toBe(false);
     expect(dns.asked).toEqual(['rebinding.test']);
   });
 
@@ -84,7 +88,7 @@ describe('fetching a document (private networks allowed, as in tests and private
 
   it('returns the parsed JSON and its Cache-Control', async () => {
     const url = host.publish('/good.json', clientDocument('https://hosted.example/client.json'), { 'cache-control': 'max-age=600' });
-    expect(await fetcher(open).fetch(new URL(url))).toEqual({ body: clientDocument('https://hosted.example/client.json'), cacheControl: 'max-age=600' });
+    expect(await fetcher(open).fetch(new URL(url))).toEqual({ body: clientDocument('https://hosted.example/client.json'), cacheControl: 'max-age=600', fromPublicAddress: false });
   });
 
   it('does not follow a redirect', async () => {
@@ -133,5 +137,33 @@ describe('fetching a document (private networks allowed, as in tests and private
   it('verifies the certificate against the trusted CAs', async () => {
     const url = host.publish('/tls.json', clientDocument('https://hosted.example/client.json'));
     expect(await refusal(url, { ...open, extraCa: undefined })).toMatch(/^the server could not be reached \((DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)\)$/);
+  });
+});
+
+describe('which reasons the caller may know (D19: refusals reveal nothing of the network)', () => {
+  const notForTheCaller = async (url: string, options: Partial<HttpsFetcherOptions>) => expect((await refusalOf(url, options)).callerMayKnow).toBe(false);
+
+  it('keeps DNS answers and refused addresses for the log', async () => {
+    const fail = async () => Promise.reject(Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' }));
+    await notForTheCaller('https://nowhere.example/doc.json', { resolve: fail });
+    await notForTheCaller('https://metadata.attacker.example/doc.json', { resolve: resolverAnswering([v4('10.1.2.3')]).resolve });
+    await notForTheCaller('https://10.1.2.3/doc.json', {});
+  });
+
+  it('keeps connection, TLS and time-outs for the log', async () => {
+    await notForTheCaller('https://127.0.0.1:1/doc.json', { allowPrivateNetworks: true });
+    await notForTheCaller(host.publish('/tls-reason.json', {}), { allowPrivateNetworks: true, extraCa: undefined });
+    await notForTheCaller(
+      host.route('/slow-reason.json', () => {}),
+      { allowPrivateNetworks: true, timeoutMs: 200 },
+    );
+  });
+
+  it('keeps what a private address answered for the log, even with private networks allowed', async () => {
+    await notForTheCaller(`${host.origin}/missing-reason.json`, { allowPrivateNetworks: true });
+  });
+
+  it('lets the caller know that only https URLs are fetched', async () => {
+    expect((await refusalOf('http://hosted.example/doc.json')).callerMayKnow).toBe(true);
   });
 });

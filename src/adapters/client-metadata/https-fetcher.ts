@@ -33,14 +33,15 @@ const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
 
 /**
  * Fetches client metadata documents; every refusal (a URL not https, a private address, a redirect, an
- * answer not JSON or too large, the deadline) rejects with MetadataDocumentUnavailable. close() ends its
- * sockets.
+ * answer not JSON or too large, the deadline) rejects with MetadataDocumentUnavailable, which says whether
+ * the caller may read its reason. close() ends its sockets.
  */
 export function httpsMetadataFetcher(options: HttpsFetcherOptions): ClientMetadataFetcher {
   const resolve = options.resolve ?? systemResolve;
   // Documents are fetched rarely (once per client per cache period): no keep-alive, a bound on sockets.
   const agent = new Agent({ keepAlive: false, maxTotalSockets: 32, ...(options.extraCa ? { ca: [...rootCertificates, options.extraCa] } : {}) });
-  const unavailable = (reason: string) => new MetadataDocumentUnavailable(reason);
+  // Reasons about the network (DNS answers, addresses, connection and TLS errors, time) are for the log only.
+  const unavailable = (reason: string) => new MetadataDocumentUnavailable(reason, false);
 
   /** The addresses to connect to: every one the name resolves to must be allowed, or none is used. */
   async function checkedAddresses(hostname: string): Promise<ResolvedAddress[]> {
@@ -75,11 +76,14 @@ export function httpsMetadataFetcher(options: HttpsFetcherOptions): ClientMetada
       signal,
       headers: { accept: 'application/json', 'user-agent': 'Portico (client ID metadata document)' },
     };
+    // What a public host answered, the caller can see for themselves; what a private one answered they may not.
+    const fromPublicAddress = addresses.every((a) => isPublicAddress(a.address));
+    const badAnswer = (reason: string) => new MetadataDocumentUnavailable(reason, fromPublicAddress);
     return new Promise((settle, fail) => {
       const req = request(url, requestOptions, (response: IncomingMessage) => {
         const refuse = (reason: string) => {
           req.destroy();
-          fail(unavailable(reason));
+          fail(badAnswer(reason));
         };
         const status = response.statusCode ?? 0;
         if (status >= 300 && status < 400) return refuse(`the server answered HTTP ${status}; redirects are not followed`);
@@ -101,9 +105,9 @@ export function httpsMetadataFetcher(options: HttpsFetcherOptions): ClientMetada
           try {
             body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           } catch {
-            return fail(unavailable('the document is not valid JSON'));
+            return fail(badAnswer('the document is not valid JSON'));
           }
-          settle({ body, cacheControl: response.headers['cache-control'] });
+          settle({ body, cacheControl: response.headers['cache-control'], fromPublicAddress });
         });
         response.on('error', (error) => fail(unavailable(`the answer was cut off (${error.message})`)));
       });
@@ -116,7 +120,7 @@ export function httpsMetadataFetcher(options: HttpsFetcherOptions): ClientMetada
 
   return {
     async fetch(url) {
-      if (url.protocol !== 'https:') throw unavailable('only https URLs are fetched');
+      if (url.protocol !== 'https:') throw new MetadataDocumentUnavailable('only https URLs are fetched', true);
       const signal = AbortSignal.timeout(options.timeoutMs);
       const deadline = new Promise<never>((_, fail) => signal.addEventListener('abort', () => fail(unavailable(`no answer within ${options.timeoutMs} ms`)), { once: true }));
       deadline.catch(() => {});
