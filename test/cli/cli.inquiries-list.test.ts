@@ -143,16 +143,18 @@ describe('portico inquiries list --format', () => {
     const rows = [
       { id: 'one', createdAt: 1_000, channel: 'web', name: 'García, Ana', email: 'ana@example.com', message: 'Two lines,\nand "quotes".' },
       { id: 'two', createdAt: 2_000, channel: 'web', name: '=HYPERLINK("http://evil.example")', email: 'bot@example.com', message: '+1 call me \u001b[31m' },
+      { id: 'three', createdAt: 3_000, channel: 'web', name: ' @SUM(A1)', email: 'wide@example.com', message: '\uff1dHYPERLINK("http://evil.example")' },
     ] as const;
     await storeInquiries(space, rows.length, (i) => rows[i]!);
   });
   afterAll(() => space.remove());
 
-  it('writes CSV a spreadsheet reads as the data: header, CRLF, quoting, formulas defused, controls escaped', async () => {
+  it('writes CSV a spreadsheet reads as the data: header, CRLF, quoting, formulas defused (behind a space or in fullwidth too), controls escaped', async () => {
     const { code, stdout } = await space.cli('inquiries', 'list', '--format', 'csv');
     expect(code).toBe(0);
     expect(stdout).toBe(
       'id,received,status,channel,name,email,locale,message,client_id,attempts,sent,last_error\r\n' +
+        `three,1970-01-01T00:00:03.000Z,sent,web,' @SUM(A1),wide@example.com,es,"'\uff1dHYPERLINK(""http://evil.example"")",,0,,\r\n` +
         `two,1970-01-01T00:00:02.000Z,sent,web,"'=HYPERLINK(""http://evil.example"")",bot@example.com,es,'+1 call me \\u001b[31m,,0,,\r\n` +
         'one,1970-01-01T00:00:01.000Z,sent,web,"García, Ana",ana@example.com,es,"Two lines,\nand ""quotes"".",,0,,\r\n',
     );
@@ -160,9 +162,9 @@ describe('portico inquiries list --format', () => {
 
   it('writes one JSON array with json, and one document a line with ndjson (as --json)', async () => {
     const array = JSON.parse((await space.cli('inquiries', 'list', '--format', 'json')).stdout) as { id: string }[];
-    expect(array.map((i) => i.id)).toEqual(['two', 'one']);
+    expect(array.map((i) => i.id)).toEqual(['three', 'two', 'one']);
     const ndjson = (await space.cli('inquiries', 'list', '--format', 'ndjson')).stdout;
-    expect(lines(ndjson).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['two', 'one']);
+    expect(lines(ndjson).map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(['three', 'two', 'one']);
     expect((await space.cli('inquiries', 'list', '--json')).stdout).toBe(ndjson);
   });
 
