@@ -27,6 +27,13 @@ describe('INQUIRY_RETENTION and SPAM_RETENTION', () => {
     expect(problem({ INQUIRY_RETENTION: 'forever' })).toBe('INQUIRY_RETENTION must be a duration of at least a day, such as 30d or 365d, or off (got "forever")');
   });
 
+  it('refuse more than ten years, naming the setting and the bound, both in one start', () => {
+    expect(loadConfig({ INQUIRY_RETENTION: '3650d', SPAM_RETENTION: '87600h' }).retention).toEqual({ inquiryMs: 3650 * DAY, spamMs: 3650 * DAY });
+    expect(problem({ INQUIRY_RETENTION: '99999999999d', SPAM_RETENTION: '3651d' })).toBe(
+      'INQUIRY_RETENTION must be at most 3650d (ten years), or off (got "99999999999d")\n' + 'SPAM_RETENTION must be at most 3650d (ten years), or off (got "3651d")',
+    );
+  });
+
   it('never delete an inquiry while its delivery may still be retried', () => {
     expect(problem({ INQUIRY_RETENTION: '2d', MAIL_RETRY_FOR: '7d' })).toBe('INQUIRY_RETENTION must be at least MAIL_RETRY_FOR (168 h): inquiries are kept while they are retried (got "2d")');
   });

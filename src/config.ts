@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './config-cimd.js';
 import { parseDelivery, redactUrl, type DeliverySettings } from './config-mail.js';
-import { parseRetention, type RetentionSettings } from './config-retention.js';
+import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './config-retention.js';
 import { parseCount, type Fail } from './config-values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
@@ -151,7 +151,10 @@ export function loadConfig(env: Env): Readonly<Config> {
     () => parseCount('MAX_CONNECTIONS_PER_ADDRESS', read('MAX_CONNECTIONS_PER_ADDRESS') ?? String(MAX_CONNECTIONS_PER_ADDRESS), fail),
     MAX_CONNECTIONS_PER_ADDRESS,
   );
-  const retention = setting(() => parseRetention(read, delivery.retryForMs, fail), { inquiryMs: undefined, spamMs: undefined });
+  const retention: RetentionSettings = {
+    inquiryMs: setting(() => parseInquiryRetention(read, delivery.retryForMs, fail), undefined),
+    spamMs: setting(() => parseSpamRetention(read, fail), undefined),
+  };
   const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
   if (problems.length) throw new ConfigError(problems);

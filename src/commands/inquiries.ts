@@ -1,5 +1,6 @@
 // `portico inquiries list|resend|purge`: the team's view of stored inquiries.
 import { contactDeps, type Deps } from '../deps.js';
+import { MAX_RETENTION_DAYS } from '../config-retention.js';
 import { durationMs } from '../durations.js';
 import { deliver } from '../modules/contact/delivery.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
@@ -110,6 +111,9 @@ async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefine
 function sinceMs(raw: string): number {
   const ms = durationMs(raw);
   if (!ms) throw new CliError(`--since must be a duration such as 30m, 24h or 7d (got "${raw}")`);
+  // Bounded as the retention settings are: a slip such as 99999999999d would reach the store as a time no
+  // Date or bigint column holds.
+  if (ms > MAX_RETENTION_DAYS * DAY_MS) throw new CliError(`--since must be at most ${MAX_RETENTION_DAYS}d (got "${raw}")`);
   return ms;
 }
 
@@ -120,6 +124,8 @@ function sinceMs(raw: string): number {
 export async function purgeInquiries(deps: Deps, out: Output, options: { olderThan?: string; dryRun?: boolean }): Promise<void> {
   if (options.olderThan === undefined) throw new CliError('usage: portico inquiries purge --older-than DAYS [--dry-run]');
   const days = positiveInteger('--older-than', options.olderThan, 0);
+  // Bounded as --since is.
+  if (days > MAX_RETENTION_DAYS) throw new CliError(`--older-than must be at most ${MAX_RETENTION_DAYS} days (got "${options.olderThan}")`);
   const filter = { createdBefore: deps.clock.now() - days * DAY_MS };
   const noun = (n: number) => `${n} ${n === 1 ? 'inquiry' : 'inquiries'}`;
   if (options.dryRun) return out.line(`would purge ${noun(await deps.inquiries.count(filter))} older than ${days} days, with their outbox copies (dry run: nothing deleted)`);

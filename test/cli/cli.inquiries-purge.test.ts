@@ -80,4 +80,11 @@ describe('portico inquiries purge', () => {
     expect(lines(stderr)).toEqual([`portico: --older-than must be an integer >= 0 (got "${days}")`]);
     expect(lines((await space.cli('inquiries', 'list', '--json')).stdout)).toHaveLength(3);
   });
+
+  it('exits 1 and deletes nothing when --older-than is more than ten years', async () => {
+    const { code, stderr } = await space.cli('inquiries', 'purge', '--older-than', '99999999999');
+    expect(code).toBe(1);
+    expect(lines(stderr)).toEqual(['portico: --older-than must be at most 3650 days (got "99999999999")']);
+    expect(lines((await space.cli('inquiries', 'list', '--json')).stdout)).toHaveLength(3);
+  });
 });

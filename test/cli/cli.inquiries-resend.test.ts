@@ -133,6 +133,7 @@ describe('portico inquiries resend --failed', () => {
 
   it.each([
     [['--failed', '--since', '5'], 'portico: --since must be a duration such as 30m, 24h or 7d (got "5")\n'],
+    [['--failed', '--since', '99999999999d'], 'portico: --since must be at most 3650d (got "99999999999d")\n'],
     [['--failed', 'some-id'], 'portico: usage: portico inquiries resend --failed [--since DURATION] (no ID, no --force)\n'],
     [['some-id', '--since', '1h'], 'portico: --since goes with --failed\n'],
   ])('refuses %j with one line', async (args, message) => {

@@ -50,6 +50,18 @@ describe('start-up failures', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('names each retention longer than ten years and the bound, in one start, before listening', async () => {
+    const publicPort = await freePort();
+    const { code, stderr } = await runCli(['serve'], { ...space.env, PORT: String(publicPort), INQUIRY_RETENTION: '99999999999d', SPAM_RETENTION: '3651d' });
+    expect(code).toBe(1);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(lines(stderr)).toEqual([
+      'portico: invalid configuration: INQUIRY_RETENTION must be at most 3650d (ten years), or off (got "99999999999d")',
+      'portico: invalid configuration: SPAM_RETENTION must be at most 3650d (ten years), or off (got "3651d")',
+    ]);
+    await expect(fetch(`http://127.0.0.1:${publicPort}/healthz`)).rejects.toThrow();
+  });
+
   it('names the PostgreSQL server that does not answer by host and port', async () => {
     const closed = await freePort();
     const line = oneLine(await runCli(['migrate'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/nothing` }));
