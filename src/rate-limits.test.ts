@@ -85,6 +85,8 @@ describe('parseRateLimits', () => {
     ['an unknown unit', 'contact=8/w'],
     ['a zero count', 'contact=0/h'],
     ['a zero window', 'contact=8/0h'],
+    ['a window over 30 days', 'contact=8/99999999999999d'],
+    ['a count over a million', 'contact=99999999999999999999/h'],
     ['an empty item', 'contact=8/h,'],
     ['an uppercase keyword', 'OFF'],
   ])('refuses %s, quoting the item in one line', (_case, raw) => {
@@ -97,6 +99,11 @@ describe('parseRateLimits', () => {
     }
     expect(problem).not.toBe('');
     expect(problem).not.toContain('\n');
+  });
+
+  it('takes windows up to 30 days and counts up to a million, and names both bounds beyond them', () => {
+    expect(parse('register=1000000/30d').register).toEqual({ max: 1_000_000, windowSeconds: 30 * 86_400 });
+    expect(() => parse('register=10/31d')).toThrow('allows at most 1000000 requests a window and windows of at most 30d (got "register=10/31d")');
   });
 
   it('names the limits it knows when it refuses an unknown one', () => {

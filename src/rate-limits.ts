@@ -29,6 +29,12 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
 });
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+/**
+ * A bound on counts and windows, so that a slip (8/99999999999999d) stops the start instead of reaching the
+ * counters as milliseconds beyond Number.MAX_SAFE_INTEGER or Redis's integers.
+ */
+const MAX_WINDOW_DAYS = 30;
+const MAX_COUNT = 1_000_000;
 
 /**
  * `default`, `off`, or a list such as `contact=8/h,token=30/m`; names not listed keep their default
@@ -47,6 +53,9 @@ export function parseRateLimits(raw: string, fail: (problem: string) => never): 
     const max = Number(match[2]);
     const windowSeconds = Number(match[3] || 1) * (UNIT_SECONDS[match[4] ?? ''] ?? 0);
     if (!match[5] && (max < 1 || windowSeconds < 1)) fail(`needs a positive count and window (got "${item.trim()}")`);
+    if (!match[5] && (max > MAX_COUNT || windowSeconds > MAX_WINDOW_DAYS * UNIT_SECONDS.d!)) {
+      fail(`allows at most ${MAX_COUNT} requests a window and windows of at most ${MAX_WINDOW_DAYS}d (got "${item.trim()}")`);
+    }
     limits[name] = match[5] ? undefined : { max, windowSeconds };
   }
   return Object.freeze(limits);
