@@ -39,7 +39,10 @@ export interface Delivered {
   webhookAt?: number;
 }
 
-/** Inquiries selected for deletion: by age (and status), by the submitter's address, or one by id. */
+/**
+ * Inquiries selected for deletion: by age (and status), by the submitter's address, or one by id. Addresses,
+ * here and wherever a store compares them, compare in their normalized form (normalize-email.ts).
+ */
 export type InquiryFilter = { createdBefore: number; status?: InquiryStatus } | { email: string } | { id: string };
 
 export interface InquiryStore {
@@ -79,6 +82,11 @@ export interface InquiryStore {
    * retry ahead, and when the oldest of them arrived. Read from partial indexes, for monitoring.
    */
   backlog(): Promise<{ pending: number; retrying: number; oldestCreatedAt: number | null }>;
+  /**
+   * Gives the rows an earlier version inserted without a normalized address theirs (a node of that
+   * version, during a rolling upgrade); returns how many. Called before an address is looked up.
+   */
+  fillNormalizedEmails(): Promise<number>;
   /** How many inquiries match. */
   count(filter: InquiryFilter): Promise<number>;
   /** The ids of at most `limit` inquiries that match, oldest first: deletions go a batch at a time. */

@@ -22,7 +22,15 @@ describe.skipIf(!available)('portico on PostgreSQL', () => {
     await client.connect();
     const { rows } = await client.query<{ name: string }>('select name from portico_migrations order by name');
     await client.end();
-    expect(rows.map((row) => row.name)).toEqual(['0001_inquiries', '0002_oauth', '0003_inquiries_lighter_indexes', '0004_delivery', '0005_retention', '0006_failed_inquiries']);
+    expect(rows.map((row) => row.name)).toEqual([
+      '0001_inquiries',
+      '0002_oauth',
+      '0003_inquiries_lighter_indexes',
+      '0004_delivery',
+      '0005_retention',
+      '0006_failed_inquiries',
+      '0007_normalized_email',
+    ]);
   });
 
   it('lists inquiries and clients of the shared database', async () => {

@@ -160,6 +160,33 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['e', 'd', 'a']);
     });
 
+    it("matches an address however its case or its domain's Unicode form was typed, and no other address", async () => {
+      for (const [id, createdAt, email] of [
+        ['mixed', 1, 'Privacy.Case@Example.COM'],
+        ['lower', 2, 'privacy.case@example.com'],
+        ['upper', 3, 'PRIVACY.CASE@example.com'],
+        ['fullwidth', 4, 'privacy.case@ｅｘａｍｐｌｅ．ｃｏｍ'],
+        ['other', 5, 'privacy.other@example.com'],
+      ] as const)
+        await store.create(inquiry(id, { createdAt, email }));
+      const same = { email: 'privacy.case@EXAMPLE.com' };
+      expect(await store.count(same)).toBe(4);
+      expect(await store.idsMatching(same, 10)).toEqual(['mixed', 'lower', 'upper', 'fullwidth']);
+      expect((await store.list({ ...same, limit: 10 })).map((i) => i.id)).toEqual(['fullwidth', 'upper', 'lower', 'mixed']);
+      // Each row keeps the address exactly as it was sent.
+      expect((await store.get('fullwidth'))?.email).toBe('privacy.case@ｅｘａｍｐｌｅ．ｃｏｍ');
+      await store.create(inquiry('idn', { email: 'ana@Bücher.de' }));
+      expect(await store.idsMatching({ email: 'ANA@xn--bcher-kva.de' }, 10)).toEqual(['idn']);
+      expect(await store.fillNormalizedEmails()).toBe(0);
+    });
+
+    it('acknowledges an address once a window however its case was typed', async () => {
+      await store.create(inquiry('ack-lower', { email: 'same@example.com' }));
+      await store.create(inquiry('ack-upper', { email: 'SAME@Example.com' }));
+      expect(await store.claimAcknowledgement('ack-lower', 'same@example.com', 2_000, 0)).toBe(true);
+      expect(await store.claimAcknowledgement('ack-upper', 'SAME@Example.com', 3_000, 1_000)).toBe(false);
+    });
+
     it('walks a listing a page at a time, after the last row of the previous page, within since', async () => {
       // Two share a creation time: the order breaks the tie by id, the greater first (a later UUID v7).
       for (const [id, createdAt] of [

@@ -1,7 +1,8 @@
 // A database the first version left must come through every later migration (0003's lighter indexes,
 // 0004's delivery columns) with every inquiry as it was, and with what the indexes served still
 // served: a repeated Idempotency-Key is refused, stalled inquiries are found. A failed inquiry of that
-// version has no next attempt: it waits, as it did then, for `inquiries resend`.
+// version has no next attempt: it waits, as it did then, for `inquiries resend`. Inquiries stored
+// before 0007 are found by the normalized address like new ones.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,36 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
       expect(await store.create(fresh(9, 'key-8'), NOW)).toBe(false);
       expect((await store.findByIdempotencyKey('key-8'))?.id).toBe(fresh(8, null).id);
       expect(await store.list({ limit: 20 })).toHaveLength(EARLIER.length + 3);
+    });
+
+    it('finds every inquiry of an address however it was typed, in rows written before the normalized column and beside it by a node of that version', async () => {
+      const opened = await open();
+      close = opened.close;
+      const { db } = opened;
+      await migrateUpTo(db, '0006_failed_inquiries');
+      // More than one batch of the backfill, the person's three rows among the last.
+      const typed = ['Privacy.Case@Example.COM', 'privacy.case@example.com', 'PRIVACY.CASE@ｅｘａｍｐｌｅ．ｃｏｍ'];
+      const rows = Array.from({ length: 1_203 }, (_, n) => row(inquiry(n, { id: `earlier-${String(n).padStart(4, '0')}`, email: n >= 1_200 ? typed[n - 1_200]! : `visitor${n}@Example.com` })));
+      for (let i = 0; i < rows.length; i += 300)
+        await db
+          .insertInto('inquiries')
+          .values(rows.slice(i, i + 300))
+          .execute();
+
+      await migrateToLatest(db);
+
+      const store = sqlInquiryStore(db);
+      expect(await store.idsMatching({ email: 'privacy.case@example.com' }, 10)).toEqual(['earlier-1200', 'earlier-1201', 'earlier-1202']);
+      expect(await store.count({ email: 'VISITOR7@example.com' })).toBe(1);
+      expect((await store.get('earlier-1202'))?.email).toBe(typed[2]);
+
+      // A node of the previous version inserts as it did, without the column.
+      await db
+        .insertInto('inquiries')
+        .values(row(inquiry(9, { id: 'from-an-old-node', email: 'Privacy.Case@example.com' })))
+        .execute();
+      expect(await store.fillNormalizedEmails()).toBe(1);
+      expect(await store.count({ email: 'privacy.case@example.com' })).toBe(4);
     });
   });
 }

@@ -1,7 +1,9 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
 import { sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import { normalizeEmail } from '../../ports/normalize-email.js';
 import type { Db } from './database.js';
+import { fillNormalizedEmails } from './normalized-emails.js';
 import { directSqlite, type DirectSqlite } from './sqlite-direct.js';
 import type { InquiriesTable, Tables } from './schema.js';
 
@@ -84,7 +86,9 @@ export function sqlInquiryStore(db: Db): InquiryStore {
         .set({ acknowledged_at: at })
         .where('id', '=', id)
         .where('acknowledged_at', 'is', null)
-        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('inquiries as earlier').select('earlier.id').where('earlier.email', '=', email).where('earlier.acknowledged_at', '>', notSince))))
+        .where(({ not, exists, selectFrom }) =>
+          not(exists(selectFrom('inquiries as earlier').select('earlier.id').where('earlier.email_normalized', '=', normalizeEmail(email)).where('earlier.acknowledged_at', '>', notSince))),
+        )
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
@@ -104,7 +108,7 @@ export function sqlInquiryStore(db: Db): InquiryStore {
     async list({ status, email, limit, since, after }) {
       let query = db.selectFrom('inquiries').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
       if (status) query = query.where(STATUS_IS[status]);
-      if (email !== undefined) query = query.where('email', '=', email);
+      if (email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(email));
       if (since !== undefined) query = query.where('created_at', '>=', since);
       // The order's next rows, as one row-value comparison: both engines read it as a range of the
       // created_at index, where an OR of two conditions made SQLite gather and sort every older row.
@@ -143,6 +147,8 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       return Number(result.numDeletedRows);
     },
 
+    fillNormalizedEmails: () => fillNormalizedEmails(db),
+
     // PostgreSQL keeps a deleted row's bytes until VACUUM reuses its space (docs/deploy.md, "Personal data").
     async dropDeletedCopies() {},
 
@@ -163,7 +169,7 @@ export function sqlInquiryStore(db: Db): InquiryStore {
 /** The filter as a WHERE clause. */
 function matching<Q extends SelectQueryBuilder<Tables, 'inquiries', object>>(query: Q, filter: InquiryFilter): Q {
   if ('id' in filter) return query.where('id', '=', filter.id) as Q;
-  if ('email' in filter) return query.where('email', '=', filter.email) as Q;
+  if ('email' in filter) return query.where('email_normalized', '=', normalizeEmail(filter.email)) as Q;
   const old = query.where('created_at', '<', filter.createdBefore) as Q;
   return filter.status ? (old.where(STATUS_IS[filter.status]) as Q) : old;
 }
@@ -178,7 +184,7 @@ const STATUS_IS: Record<InquiryStatus, RawBuilder<boolean>> = {
 };
 
 // The columns of an inquiry's insert on SQLite's hot path, bound by position (faster than by name).
-const INSERT_COLUMNS = Object.keys(toRow({} as NewInquiry));
+const INSERT_COLUMNS = Object.keys(toRow({ email: '' } as NewInquiry));
 // Built once: the statement cache finds a statement by its text, and a string made anew is hashed anew.
 const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
 const MARK_SENT_SQL =
@@ -226,6 +232,7 @@ function toRow(inquiry: NewInquiry, claimAt?: number) {
     channel: inquiry.channel,
     name: inquiry.name,
     email: inquiry.email,
+    email_normalized: normalizeEmail(inquiry.email),
     message: inquiry.message,
     locale: inquiry.locale,
     client_id: inquiry.clientId,

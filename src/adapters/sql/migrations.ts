@@ -1,5 +1,6 @@
 // Schema migrations, in order; run at start and by `portico migrate`. Never edit one that has shipped.
 import { Kysely, Migrator, sql, SqliteAdapter, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { fillNormalizedEmails } from './normalized-emails.js';
 
 const migrations: Record<string, Migration> = {
   '0001_inquiries': {
@@ -145,6 +146,26 @@ const migrations: Record<string, Migration> = {
   '0006_failed_inquiries': {
     async up(db: Kysely<unknown>) {
       await sql`create index inquiries_failed on inquiries (created_at) where status = 'failed'`.execute(db);
+    },
+  },
+  // A person's inquiries are found by the address however it was typed (src/ports/normalize-email.ts):
+  // the normalized form beside each row, indexed with created_at for `export` and `erase --email`, and the
+  // once-a-day acknowledgement looked up by it. Only additions, so that nodes of the previous version keep
+  // working during a rolling upgrade: they still look acknowledgements up in inquiries_acknowledged, and
+  // they insert rows without the column (it stays nullable). The index holds those rows under NULL, where
+  // the backfill finds them (normalized-emails.ts): it is made first, so that each batch is a lookup too.
+  // In one transaction on SQLite as PostgreSQL's migrator gives it one: a process stopped during the
+  // backfill leaves the migration to do again, not a column added and the migration unrecorded.
+  '0007_normalized_email': {
+    async up(db: Kysely<unknown>) {
+      const migrate = async (trx: Kysely<unknown>) => {
+        await trx.schema.alterTable('inquiries').addColumn('email_normalized', 'text').execute();
+        await sql`create index inquiries_email_normalized on inquiries (email_normalized, created_at)`.execute(trx);
+        await fillNormalizedEmails(trx);
+        await sql`create index inquiries_acknowledged_normalized on inquiries (email_normalized, acknowledged_at) where acknowledged_at is not null`.execute(trx);
+      };
+      if (db.getExecutor().adapter instanceof SqliteAdapter) await db.transaction().execute(migrate);
+      else await migrate(db);
     },
   },
 };

@@ -8,6 +8,8 @@ export interface InquiriesTable {
   channel: string;
   name: string;
   email: string;
+  /** normalizeEmail(email); null on a row a node of an earlier version inserted, until it is filled. */
+  email_normalized: string | null;
   message: string;
   locale: string;
   client_id: string | null;
