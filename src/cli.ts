@@ -20,7 +20,8 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 
 const example = (...lines: string[]) => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
 
-function program(env: NodeJS.ProcessEnv, out: Output): Command {
+/** `out` carries a command's output (stdout); `notes`, what is said about it beside (stderr). */
+function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
   /** The command's work with the configuration read now, its start-up failures explained. */
   const configured = async (task: (config: Readonly<Config>) => Promise<void>) => {
     const config = loadConfig(env);
@@ -124,13 +125,13 @@ function program(env: NodeJS.ProcessEnv, out: Output): Command {
   inquiries
     .command('export')
     .description('every inquiry from an address as one JSON document (a request of access or portability)')
-    .option('--email <address>', "the submitter's address")
+    .option('--email <address>', "the submitter's address, in any case (docs/deploy.md, 'Personal data')")
     .addHelpText('after', example('portico inquiries export --email ana@example.com > ana.json'))
-    .action((options: { email?: string }) => stored((deps) => exportInquiries(deps, out, options)));
+    .action((options: { email?: string }) => stored((deps) => exportInquiries(deps, out, notes, options)));
   inquiries
     .command('erase')
     .description("delete an address's inquiries (or one by id) and their outbox copies (a request of erasure)")
-    .option('--email <address>', "the submitter's address")
+    .option('--email <address>', "the submitter's address, in any case (docs/deploy.md, 'Personal data')")
     .option('--id <id>', 'one inquiry')
     .option('--dry-run', 'list them, delete nothing')
     .addHelpText('after', example('portico inquiries erase --email ana@example.com --dry-run'))
@@ -174,8 +175,8 @@ async function loadDotEnv(): Promise<void> {
   }
 }
 
-async function run(argv: string[], out: Output): Promise<void> {
-  const root = program(process.env, out);
+async function run(argv: string[], out: Output, notes: Output): Promise<void> {
+  const root = program(process.env, out, notes);
   // Bare `portico` is a request for help, not a mistake.
   if (argv.length === 0) return root.outputHelp();
   try {
@@ -194,7 +195,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 });
 const out = textOutput(process.stdout);
 loadDotEnv()
-  .then(() => run(process.argv.slice(2), out))
+  .then(() => run(process.argv.slice(2), out, textOutput(process.stderr)))
   .catch((error: unknown) => {
     if (error instanceof ConfigError) for (const problem of error.problems) process.stderr.write(`portico: invalid configuration: ${problem}\n`);
     else if (error instanceof CliError) process.stderr.write(`portico: ${error.message}\n`);

@@ -21,6 +21,8 @@ const NOT_ESCAPED_BY_JSON = /[\u007f-\u009f\u2028\u2029]/g;
 const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 /** A control character as the text `\\u` and its four hex digits (`\\u009b`), for output that a terminal may show. */
 export const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+/** The text with each control character escaped, for a line that echoes what someone typed. */
+export const printable = (text: string) => text.replace(CONTROLS, escaped);
 
 export class CliError extends Error {
   override name = 'CliError';
@@ -59,7 +61,7 @@ export function textOutput(destination: Destination | ((text: string) => unknown
     raw: write,
     json: (value, lead = '') => write(`${lead}${JSON.stringify(value).replace(NOT_ESCAPED_BY_JSON, escaped)}\n`),
     table(header, unsafe) {
-      const rows = unsafe.map((row) => row.map((cell) => cell.replace(CONTROLS, escaped)));
+      const rows = unsafe.map((row) => row.map(printable));
       const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => Array.from(r[i] ?? '').length)));
       const format = (cells: string[]) =>
         cells

@@ -1,14 +1,20 @@
 // `portico inquiries export|erase`: one person's inquiries, for a request of access and portability
-// (GDPR Art. 15, 20) or of erasure (Art. 17). What is erased is logged by count and id only.
+// (GDPR Art. 15, 20) or of erasure (Art. 17). The address matches however its case or its domain's
+// Unicode form was typed (normalize-email.ts). What is erased is logged by count and id only.
 import type { Deps } from '../deps.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
 import type { InquiryFilter } from '../ports/inquiry-store.js';
+import { normalizeEmail } from '../ports/normalize-email.js';
 import { eachInquiry } from './inquiry-pages.js';
-import { CliError, type Output } from './output.js';
+import { CliError, printable, type Output } from './output.js';
 
-/** A JSON document of every inquiry sent from the address: all that is stored of each. */
-export async function exportInquiries(deps: Deps, out: Output, options: { email?: string }): Promise<void> {
+/**
+ * A JSON document of every inquiry sent from the address, all that is stored of each, on `out`; on
+ * `notes`, how many matched and the form they were compared in, kept apart from the document.
+ */
+export async function exportInquiries(deps: Deps, out: Output, notes: Output, options: { email?: string }): Promise<void> {
   if (!options.email) throw new CliError('usage: portico inquiries export --email ADDRESS');
+  await deps.inquiries.fillNormalizedEmails();
   let count = 0;
   out.line(`{"email":${JSON.stringify(options.email)},"exportedAt":"${new Date(deps.clock.now()).toISOString()}","inquiries":[`);
   for await (const inquiry of eachInquiry(deps.inquiries, { email: options.email })) {
@@ -19,13 +25,14 @@ export async function exportInquiries(deps: Deps, out: Output, options: { email?
     await out.drained();
   }
   out.line(']}');
+  notes.line(`${noun(count)} matched ${printable(options.email)} (compared as ${printable(normalizeEmail(options.email))})`);
 }
 
 /** Deletes the inquiries of an address (or one by id) with their outbox copies; --dry-run lists them first. */
 export async function eraseInquiries(deps: Deps, out: Output, options: { email?: string; id?: string; dryRun?: boolean }): Promise<void> {
   if ((options.email === undefined) === (options.id === undefined)) throw new CliError('usage: portico inquiries erase --email ADDRESS | --id ID [--dry-run]');
   const filter: InquiryFilter = options.email !== undefined ? { email: options.email } : { id: options.id! };
-  const noun = (n: number) => `${n} ${n === 1 ? 'inquiry' : 'inquiries'}`;
+  if (options.email !== undefined) await deps.inquiries.fillNormalizedEmails();
   if (options.dryRun) {
     let found = 0;
     for await (const id of matchingIds(deps, options)) {
@@ -47,6 +54,8 @@ export async function eraseInquiries(deps: Deps, out: Output, options: { email?:
   if (!count) log.info({ erased: 0, ids: [] }, 'inquiries erased on request');
   out.line(`erased ${noun(count)}, with their outbox copies`);
 }
+
+const noun = (n: number) => `${n} ${n === 1 ? 'inquiry' : 'inquiries'}`;
 
 /** The ids an erasure would take, a page at a time. */
 async function* matchingIds(deps: Deps, options: { email?: string; id?: string }): AsyncGenerator<string> {

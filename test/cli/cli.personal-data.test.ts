@@ -1,6 +1,7 @@
 // A person's data: `inquiries export --email` for access and portability, `inquiries erase` for
 // erasure (with --dry-run first), and `inquiries purge --dry-run`. Run as the team runs them, from the
-// folder whose data/ holds the database and the outbox copies of the e-mails.
+// folder whose data/ holds the database and the outbox copies of the e-mails. An address matches in
+// every case and Unicode form that mail delivers to the same mailbox.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -14,23 +15,62 @@ describe('portico inquiries export, erase and purge --dry-run', () => {
   const cli = (...args: string[]) => runCli(args, space.env, space.dir);
   const ids = async () => lines((await cli('inquiries', 'list', '--json')).stdout).map((line) => JSON.parse(line) as { id: string; email: string });
 
-  beforeEach(async () => {
-    space = await workspace();
-    outbox = join(space.dir, 'data', 'outbox');
+  /** Sends an inquiry from each address through the API, as a visitor would. */
+  const send = async (people: [name: string, email: string][]) => {
     const api = await startApp({ ...space.env, RATE_LIMITS: 'off' }, { dir: space.dir, outboxDir: outbox });
     try {
-      for (const [name, email] of [
-        ['Ana García', 'ana@example.com'],
-        ['Bo Svensson', 'bo@example.com'],
-        ['Ana García', 'ana@example.com'],
-      ]) {
-        expect((await api.post('/api/contact', inquiry({ name, email }))).status).toBe(200);
-      }
+      for (const [name, email] of people) expect((await api.post('/api/contact', inquiry({ name, email }))).status).toBe(200);
     } finally {
       await api.close();
     }
+  };
+
+  beforeEach(async () => {
+    space = await workspace();
+    outbox = join(space.dir, 'data', 'outbox');
+    await send([
+      ['Ana García', 'ana@example.com'],
+      ['Bo Svensson', 'bo@example.com'],
+      ['Ana García', 'ana@example.com'],
+    ]);
   });
   afterEach(() => space.remove());
+
+  // One person, as mail delivered to one mailbox: three cases, and a domain typed in fullwidth letters.
+  const VARIANTS = ['Privacy.Case@Example.COM', 'privacy.case@example.com', 'PRIVACY.CASE@example.com', 'privacy.case@ｅｘａｍｐｌｅ.ｃｏｍ'];
+
+  it('exports the inquiries of every case of an address and of its fullwidth domain, and says how many matched in which form', async () => {
+    await send(VARIANTS.map((email) => ['Pat Case', email]));
+    const { code, stdout, stderr } = await cli('inquiries', 'export', '--email', 'privacy.case@example.com');
+    expect(code).toBe(0);
+    const document = JSON.parse(stdout) as { email: string; inquiries: { email: string }[] };
+    expect(document.email).toBe('privacy.case@example.com');
+    expect(document.inquiries.map((i) => i.email).sort()).toEqual([...VARIANTS].sort());
+    expect(lines(stderr)).toEqual(['4 inquiries matched privacy.case@example.com (compared as privacy.case@example.com)']);
+
+    const typed = await cli('inquiries', 'export', '--email', 'PRIVACY.Case@ＥＸＡＭＰＬＥ.com');
+    expect((JSON.parse(typed.stdout) as { inquiries: unknown[] }).inquiries).toHaveLength(4);
+    expect(lines(typed.stderr)).toEqual(['4 inquiries matched PRIVACY.Case@ＥＸＡＭＰＬＥ.com (compared as privacy.case@example.com)']);
+  });
+
+  it('says so when no inquiry matched, beside an empty document', async () => {
+    const { code, stdout, stderr } = await cli('inquiries', 'export', '--email', 'nobody@example.com');
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { inquiries: unknown[] }).inquiries).toEqual([]);
+    expect(lines(stderr)).toEqual(['0 inquiries matched nobody@example.com (compared as nobody@example.com)']);
+  });
+
+  it('erases the inquiries of every case of an address and of its fullwidth domain, and says how many', async () => {
+    await send(VARIANTS.map((email) => ['Pat Case', email]));
+    const dry = await cli('inquiries', 'erase', '--email', 'Privacy.Case@example.com', '--dry-run');
+    expect(lines(dry.stdout).at(-1)).toBe('would erase 4 inquiries, with their outbox copies (dry run: nothing deleted)');
+
+    const { code, stdout } = await cli('inquiries', 'erase', '--email', 'Privacy.Case@example.com');
+    expect(code).toBe(0);
+    expect(lines(stdout).at(-1)).toBe('erased 4 inquiries, with their outbox copies');
+    expect((await ids()).map((i) => i.email).sort()).toEqual(['ana@example.com', 'ana@example.com', 'bo@example.com']);
+    expect(outboxMessages(outbox)).toHaveLength(3);
+  });
 
   it('exports every inquiry of an address as one JSON document, and nothing of anyone else', async () => {
     const { code, stdout } = await cli('inquiries', 'export', '--email', 'ana@example.com');

@@ -2,6 +2,8 @@
 // inquiry and client commands work on the shared database (docs/deploy.md).
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/adapters/sql/database.js';
+import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
 import { lines, runCli } from './cli-harness.js';
 
@@ -38,6 +40,40 @@ describe.skipIf(!available)('portico on PostgreSQL', () => {
     const clients = await cli('clients', 'list');
     expect(clients.code).toBe(0);
     expect(lines(clients.stdout).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('exports and erases the inquiries of every case of an address and of its fullwidth domain', async () => {
+    const variants = ['Privacy.Case@Example.COM', 'privacy.case@example.com', 'PRIVACY.CASE@example.com', 'privacy.case@ｅｘａｍｐｌｅ．ｃｏｍ'];
+    const db = openDatabase({ engine: 'postgres', url: database.url });
+    const store = sqlInquiryStore(db);
+    for (const [n, email] of [...variants, 'someone.else@example.com'].entries()) {
+      await store.create({
+        id: `pg-${n}`,
+        createdAt: 1_000 + n,
+        status: 'sent',
+        channel: 'api',
+        name: 'Pat',
+        email,
+        message: 'Hello',
+        locale: 'en',
+        clientId: null,
+        remoteIp: '192.0.2.1',
+        idempotencyKey: null,
+        fingerprint: 'f'.repeat(64),
+      });
+    }
+    await db.destroy();
+
+    const exported = await cli('inquiries', 'export', '--email', 'privacy.case@example.com');
+    expect(exported.code).toBe(0);
+    expect((JSON.parse(exported.stdout) as { inquiries: { email: string }[] }).inquiries.map((i) => i.email).sort()).toEqual([...variants].sort());
+    expect(lines(exported.stderr)).toEqual(['4 inquiries matched privacy.case@example.com (compared as privacy.case@example.com)']);
+
+    const erased = await cli('inquiries', 'erase', '--email', 'PRIVACY.case@EXAMPLE.com');
+    expect(erased.code).toBe(0);
+    expect(lines(erased.stdout).at(-1)).toBe('erased 4 inquiries, with their outbox copies');
+    const left = lines((await cli('inquiries', 'list', '--json')).stdout).map((line) => (JSON.parse(line) as { email: string }).email);
+    expect(left).toEqual(['someone.else@example.com']);
   });
 
   it('says clearly when the database does not answer, and exits 1', async () => {
