@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -116,5 +117,30 @@ describe.skipIf(!available)('two nodes behind nginx', () => {
     });
     expect(response.status).toBe(200);
     expect((await response.json()).result.serverInfo).toBeDefined();
+  });
+
+  it('limits the requests one client address has under way, while another client is served', async () => {
+    const { hostname, port } = new URL(proxy);
+    // Requests whose body never ends: under way at nginx, which reads a body before it passes it on.
+    const held = await Promise.all(
+      Array.from(
+        { length: 32 },
+        () =>
+          new Promise<Socket>((resolve, reject) => {
+            const socket = connect({ host: hostname, port: Number(port), localAddress: '127.0.0.3' }, () => {
+              socket.write(`POST /api/contact HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+              resolve(socket);
+            });
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // nginx's own answer (no node's JSON), and no node rate limit behind it: /healthz has none.
+    const refused = await postFrom('127.0.0.3', `${proxy}/healthz`, {}, '');
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain('nginx');
+    expect((await fetch(`${proxy}/healthz`)).status).toBe(200);
+    for (const socket of held) socket.destroy();
   });
 });

@@ -41,6 +41,7 @@ http {
   access_log ${options.accessLog ? `${accessLog} ids` : 'off'};
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
+  limit_conn_zone $binary_remote_addr zone=portico_clients:10m;
   upstream portico { ${upstreams.map((host) => `server ${host};`).join(' ')} keepalive 32; }
   server {
     listen 127.0.0.1:${port};
