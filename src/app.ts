@@ -87,6 +87,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     // A trusted proxy's connections carry many clients: its own limit per client (docs/deploy.md) stands in.
     uncapped: trustsPeer(trust),
     closed,
+    clock: deps.clock,
   });
 
   const { prometheus } = deps;
@@ -165,7 +166,8 @@ const CLOSED_WHY: Record<ClosedReason | 'deadline', (config: Deps['config']) => 
   'address-cap': (config) => `more than MAX_CONNECTIONS_PER_ADDRESS (${config.maxConnectionsPerAddress}) open from one address`,
   'node-full': (config) => `MAX_CONNECTIONS (${config.maxConnections}) open and none idle`,
   'made-room': (config) => `the oldest idle connection, closed to make room at MAX_CONNECTIONS (${config.maxConnections})`,
-  pipelining: () => 'more pipelined answers queued than the node keeps for one connection',
+  pipelining: () => 'more pipelined answers queued than the node keeps for one connection; its address is barred for a minute',
+  barred: () => 'the address pipelined more requests than it read answers to, within the last minute',
   deadline: () => 'headers or body not received in time (408)',
 };
 

@@ -4,15 +4,22 @@
 // request, or trickling its headers) would otherwise hold every slot of MAX_CONNECTIONS. A node at its cap
 // closes its oldest idle connection to make room for a newcomer. A client may pipeline many requests in one
 // write and never read the answers: a connection with answers queued is not read further until they are
-// sent, and one with more than MAX_PIPELINED queued is closed.
+// sent, and one with more than MAX_PIPELINED queued is closed. node:http parses the whole of each read (64 KB,
+// some 1,300 minimal requests) before anyone can stop it, and each of those requests costs it again when the
+// connection closes: a client that did that is barred for a minute, so that its next connections cost nothing.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Clock } from '../ports/clock.js';
 import { addressKey } from './rate-limit-key.js';
 
 export const MAX_PIPELINED = 4;
+/** How long an address that pipelined past MAX_PIPELINED has its new connections closed at once. */
+export const BARRED_MS = 60_000;
+/** Addresses remembered as barred at once: a flood from many cannot grow the map. */
+const MAX_BARRED = 10_000;
 
 /** Why the guard closed a connection. */
-export type ClosedReason = 'address-cap' | 'node-full' | 'made-room' | 'pipelining';
+export type ClosedReason = 'address-cap' | 'barred' | 'node-full' | 'made-room' | 'pipelining';
 
 export interface ConnectionPolicy {
   /** MAX_CONNECTIONS: open connections in all. */
@@ -23,6 +30,7 @@ export interface ConnectionPolicy {
   uncapped(address: string): boolean;
   /** Told of every connection the guard closes, with the peer's address. */
   closed(reason: ClosedReason, address: string): void;
+  clock: Clock;
 }
 
 const GUARD = Symbol('portico.connection');
@@ -51,6 +59,8 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
   // In the order they were accepted: the first idle one found is the oldest.
   const open = new Set<GuardedSocket>();
   const byAddress = new Map<string, number>();
+  // When each barred address may connect again; the first entry is the oldest.
+  const barred = new Map<string, number>();
 
   const forget = (socket: GuardedSocket) => {
     const guarded = socket[GUARD];
@@ -70,6 +80,10 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
   server.on('connection', (socket: GuardedSocket) => {
     const address = socket.remoteAddress ?? '';
     const key = policy.uncapped(address) ? undefined : addressKey(address);
+    if (key !== undefined && barred.has(key)) {
+      if (policy.clock.now() < barred.get(key)!) return close(socket, 'barred');
+      barred.delete(key);
+    }
     if (key !== undefined && (byAddress.get(key) ?? 0) >= policy.maxPerAddress) return close(socket, 'address-cap');
     if (open.size >= policy.maxConnections) {
       const oldestIdle = firstIdle(open);
@@ -102,7 +116,13 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
     guarded.lastResponse = response;
     // node:http gives a response its socket only once the answers before it are sent.
     if (response.socket === null) {
-      if (guarded.queued === maxQueued) return close(socket, 'pipelining');
+      if (guarded.queued === maxQueued) {
+        if (guarded.key !== undefined) {
+          if (barred.size >= MAX_BARRED) barred.delete(barred.keys().next().value!);
+          barred.set(guarded.key, policy.clock.now() + BARRED_MS);
+        }
+        return close(socket, 'pipelining');
+      }
       // Backpressure: the requests a client has not read the answers to are enough to work on.
       if (guarded.queued++ === 0) {
         socket.pause();

@@ -194,6 +194,28 @@ describe('a client that pipelines', () => {
   });
 });
 
+describe('an address that pipelines past the bound', () => {
+  let api: TestApp;
+  let now = Date.now();
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off' }, { clock: { now: () => now } });
+  });
+  afterAll(() => api.close());
+
+  it('is barred for a minute: its next connections are closed at once while another address is served, then let back', async () => {
+    const port = Number(new URL(api.url).port);
+    const flood = await openedFrom(port, '127.0.0.5');
+    flood.on('error', () => undefined);
+    const closed = new Promise((resolve) => flood.once('close', resolve));
+    flood.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(10));
+    await closed;
+    expect(await closedUnanswered(await openedFrom(port, '127.0.0.5'))).toBe(true);
+    expect(await healthOn(await openedFrom(port, '127.0.0.6'))).toMatch(/^HTTP\/1\.1 200 /);
+    now += 60_000;
+    expect(await healthOn(await openedFrom(port, '127.0.0.5'))).toMatch(/^HTTP\/1\.1 200 /);
+  });
+});
+
 describe('idle connections', () => {
   let api: TestApp;
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from './app.js';
 import { unwatchResponses, watchResponses } from './openapi-contract.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface ServeProcess {
   url: string;

@@ -1,0 +1,63 @@
+// D19 under hostile load, on `portico serve` as operators start it (the bin, SQLite, rate limits off, info
+// logs): one address cannot lock others out, pipelined floods and overload cannot take the node's memory.
+// The bench's hostile scenario (`npm run bench -- --only hostile`) reports the same figures.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkHealthUntil, holdConnections, inquiryOverload, peakRssUntil, pipelinedFlood, type Target } from '../support/floods.js';
+import { residentMb } from '../support/process-stats.js';
+import { ROOT, startServe, type ServeProcess } from '../support/serve-process.js';
+
+describe('a node under hostile load', () => {
+  let dir: string;
+  let node: ServeProcess;
+  let target: Target;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-hostile-'));
+    node = await startServe({ RATE_LIMITS: 'off', LOG_LEVEL: 'info', DATABASE_URL: `sqlite:${join(dir, 'portico.sqlite')}` }, { cwd: dir, command: [`${ROOT}dist/cli.js`, 'serve'] });
+    target = { port: Number(new URL(node.url).port), pid: node.child.pid! };
+  });
+  afterEach(async () => {
+    node.child.kill('SIGTERM');
+    await node.exited;
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The node's warn lines about connections it closed to keep its bounds, from `address`. */
+  const closedLines = (address: string) =>
+    node
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"connection closed') && line.includes(`"address":"${address}"`));
+
+  for (const kind of ['idle', 'slowloris'] as const) {
+    it(`answers another address's health checks while one address holds 520 ${kind} connections, reopened as they close`, async () => {
+      const flood = holdConnections(target, kind, { from: '127.0.0.2', count: 520, seconds: 20 });
+      const checks = await checkHealthUntil(target, flood);
+      expect(checks.answered / checks.sent, `${checks.answered} of ${checks.sent} answered`).toBeGreaterThanOrEqual(0.9);
+      // One line per reason and minute for the address, not one a socket.
+      expect(closedLines('127.0.0.2').length).toBeLessThanOrEqual(4);
+    });
+  }
+
+  it('grows by under 150 MB through two rounds of 300 sockets of 64 KB of pipelined GET /openapi.json never read, and answers every health check meanwhile', async () => {
+    const before = await residentMb(target.pid);
+    const flood = (async () => {
+      for (let round = 0; round < 2; round++) await pipelinedFlood(target, { from: '127.0.0.2', sockets: 300 });
+    })();
+    const [peak, checks] = await Promise.all([peakRssUntil(target.pid, flood), checkHealthUntil(target, flood, { everyMs: 100 })]);
+    expect(peak - before, `RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MB`).toBeLessThan(150);
+    expect(checks.answered).toBe(checks.sent);
+    expect(checks.p95Ms).toBeLessThan(1_000);
+  });
+
+  it('stays under 200 MB and answers within 2 s (p99) through 1,000 connections of valid inquiries for 20 s, and is healthy right after', async () => {
+    const overload = inquiryOverload(target, { connections: 1_000, addresses: 40, seconds: 20 });
+    const [peak, result] = await Promise.all([peakRssUntil(target.pid, overload), overload]);
+    expect(peak, `peak ${peak.toFixed(0)} MB`).toBeLessThan(200);
+    expect(result.p99Ms, JSON.stringify(result.outcomes)).toBeLessThan(2_000);
+    expect(result.outcomes['200']).toBeGreaterThan(1_000);
+    expect((await fetch(`${node.url}/healthz`)).status).toBe(200);
+  });
+});
