@@ -1,7 +1,9 @@
-// `npm run bench [-- --quick] [-- --json FILE] [-- --only word,word] [-- --log-level silent]`; `--only growth[-sqlite|-postgres]` alone: see growth.ts
+// `npm run bench [-- --quick] [-- --json FILE] [-- --only word,word] [-- --log-level silent]`; `--only growth[-sqlite|-postgres]` alone: see growth.ts;
+// `--only hostile` alone: the floods of hostile.ts
 // Portico side by side with a bare node:http server answering the same bytes, driven alternately by wrk,
 // both servers pinned to one core and wrk to the other. Ratios of medians, never absolutes: the machines
 // are shared and noisy. See docs/performance.md.
+import { hostile, hostileMisses, printHostile } from './hostile.js';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +91,14 @@ async function main(): Promise<void> {
       const ctx = { ...settings(sink.url), clientCpus: CLIENT_CPUS, rows: growthRows(QUICK) };
       return await growth(ctx, engines);
     }
+    if (only?.length === 1 && only[0] === 'hostile') {
+      const rows = await hostile({ dir, cpus: SERVER_CPUS, logLevel: LOG_LEVEL, running, quick: QUICK });
+      printHostile(rows);
+      const misses = hostileMisses(rows);
+      for (const miss of misses) process.stdout.write(`${QUICK ? 'not judged (--quick)' : 'MISSED'}: ${miss}\n`);
+      if (!QUICK && misses.length) process.exitCode = 1;
+      return;
+    }
     const sink = await startSmtpSink(CLIENT_CPUS);
     running.push(sink);
     const portico = await startPortico({ smtpUrl: sink.url, dir, name: 'main', cpus: SERVER_CPUS, logLevel: LOG_LEVEL });
@@ -152,6 +162,7 @@ async function main(): Promise<void> {
     const scaleOut = await compareScaleOut(pairs);
     const metrics = await compareMetrics(pairs);
     const clientKinds = only?.length ? [] : await compareClientKinds(pairs);
+    const hostileRows = only?.length ? [] : await hostile({ dir, cpus: SERVER_CPUS, logLevel: LOG_LEVEL, running, quick: QUICK });
     const mail = await mailThroughput(sink.url);
 
     const peaks = { main: (await memory(portico.pid)).peakMb, limited: (await memory(limited.pid)).peakMb, bare: (await memory(bare.pid)).peakMb };
@@ -161,6 +172,7 @@ async function main(): Promise<void> {
     printScaleOut(scaleOut);
     printPairs(metrics);
     printClientKinds(clientKinds);
+    printHostile(hostileRows);
     process.stdout.write(
       `e-mail through the SMTP pool to the loopback sink (${mail.inFlight} in flight, CPU ${SERVER_CPUS}): ${mail.messagesPerSecond.toFixed(0)} messages/s, ${mail.cpuMicrosPerMessage.toFixed(0)} us of CPU each${mail.failed ? `, ${mail.failed} failed` : ''}\n`,
     );
@@ -178,6 +190,7 @@ async function main(): Promise<void> {
       ...(Math.max(peaks.main, peaks.limited) >= MEMORY_LIMIT_MB ? [`peak RSS ${Math.max(peaks.main, peaks.limited).toFixed(0)} MB >= ${MEMORY_LIMIT_MB} MB`] : []),
       ...pairMisses(distributed),
       ...clientKinds.filter((r) => r.ratio < CLIENT_KIND_TARGET).map((r) => `${r.path}, metadata document ÷ registered client: ${r.ratio.toFixed(3)} < ${CLIENT_KIND_TARGET}`),
+      ...hostileMisses(hostileRows),
       ...(startMs > START_LIMIT_MS ? [`/healthz answered ${startMs.toFixed(0)} ms after start > ${START_LIMIT_MS} ms`] : []),
     ];
     for (const problem of problems) process.stderr.write(`HARNESS ${problem}: these figures are not comparable\n`);
@@ -187,7 +200,7 @@ async function main(): Promise<void> {
       const environment = { node: process.version, cpus: cpus().length, cpu: cpus()[0]?.model, rounds: ROUNDS, seconds: SECONDS, quick: QUICK, logLevel: LOG_LEVEL };
       await writeFile(
         args.json,
-        `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, scaleOut, metrics, clientKinds, mail, missed }, null, 2)}\n`,
+        `${JSON.stringify({ at: new Date().toISOString(), environment, startMs, peakRssMb: peaks, rows, distributed, scaleOut, metrics, clientKinds, hostile: hostileRows, mail, missed }, null, 2)}\n`,
       );
       process.stdout.write(`results written to ${args.json}\n`);
     }

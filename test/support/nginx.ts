@@ -19,8 +19,11 @@ export interface Nginx {
   close(): Promise<void>;
 }
 
-/** nginx on 127.0.0.1:`port`, one worker, proxying to `upstreams` (host:port), in a new folder under `parent`. */
-export async function startNginx(parent: string, port: number, upstreams: readonly string[], options: { accessLog?: boolean } = {}): Promise<Nginx> {
+/**
+ * nginx on 127.0.0.1:`port`, one worker, proxying to `upstreams` (host:port), in a new folder under `parent`.
+ * `requestsPerClient`: the server block's `limit_conn`, 32 as docs/deploy.md gives it.
+ */
+export async function startNginx(parent: string, port: number, upstreams: readonly string[], options: { accessLog?: boolean; requestsPerClient?: number } = {}): Promise<Nginx> {
   const dir = await mkdtemp(join(parent, 'nginx-'));
   // nginx's workers run as nobody: they need to enter the folders and write their temp files.
   await chmod(parent, 0o755);
@@ -45,6 +48,7 @@ http {
   upstream portico { ${upstreams.map((host) => `server ${host};`).join(' ')} keepalive 32; }
   server {
     listen 127.0.0.1:${port};
+    limit_conn portico_clients ${options.requestsPerClient ?? 32};
     include ${PROXY_CONF};
   }
 }

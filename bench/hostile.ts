@@ -1,0 +1,90 @@
+// The floods of D19 against a fresh node at its defaults (rate limits off), each judged by the bar it must hold:
+// `npm run bench -- --only hostile` alone, and after the ratios in a full run. test/long/hostile-load.test.ts
+// holds the same bars as tests.
+import { MAX_CONNECTIONS_PER_ADDRESS } from '../src/config.js';
+import { checkHealthUntil, holdConnections, inquiryOverload, peakRssUntil, pipelinedFlood, type Target } from '../test/support/floods.js';
+import { residentMb } from '../test/support/process-stats.js';
+import { startPortico, type Running } from './servers.js';
+
+export interface HostileContext {
+  dir: string;
+  cpus: string;
+  logLevel: string;
+  running: Running[];
+  /** Shorter floods, for a harness check: figures are printed, not judged. */
+  quick: boolean;
+}
+
+export interface HostileRow {
+  flood: string;
+  figure: string;
+  bar: string;
+  met: boolean;
+}
+
+export async function hostile(ctx: HostileContext): Promise<HostileRow[]> {
+  const seconds = ctx.quick ? 5 : 20;
+  let nodes = 0;
+  /** A fresh node, as the probe that defined the bars ran it: only the rate limits off. */
+  const fresh = async () => {
+    const env = { MAX_CONNECTIONS_PER_ADDRESS: String(MAX_CONNECTIONS_PER_ADDRESS) };
+    const node = await startPortico({ dir: ctx.dir, cwd: ctx.dir, name: `hostile-${++nodes}`, cpus: ctx.cpus, logLevel: ctx.logLevel, env });
+    ctx.running.push(node);
+    return { node, target: { port: Number(new URL(node.url).port), pid: node.pid } satisfies Target };
+  };
+  const rows: HostileRow[] = [];
+
+  for (const kind of ['idle', 'slowloris'] as const) {
+    process.stderr.write(`hostile: 520 ${kind} connections from one address, ${seconds} s\n`);
+    const { target } = await fresh();
+    const checks = await checkHealthUntil(target, holdConnections(target, kind, { from: '127.0.0.2', count: 520, seconds }));
+    const share = checks.answered / checks.sent;
+    rows.push({ flood: `520 ${kind} connections, one address`, figure: `${checks.answered} of ${checks.sent} health checks answered elsewhere`, bar: '>= 90%', met: share >= 0.9 });
+  }
+
+  const sockets = ctx.quick ? 100 : 300;
+  process.stderr.write(`hostile: ${sockets} sockets x 64 KB of pipelined GET /openapi.json, two rounds\n`);
+  {
+    const { target } = await fresh();
+    const before = await residentMb(target.pid);
+    const flood = (async () => {
+      for (let round = 0; round < 2; round++) await pipelinedFlood(target, { from: '127.0.0.2', sockets });
+    })();
+    const [peak, checks] = await Promise.all([peakRssUntil(target.pid, flood), checkHealthUntil(target, flood, { everyMs: 100 })]);
+    const grew = peak - before;
+    rows.push({ flood: `${sockets} x 64 KB pipelined, never read, two rounds`, figure: `grew ${grew.toFixed(0)} MB`, bar: '< 150 MB', met: grew < 150 });
+    rows.push({
+      flood: '  health checks meanwhile',
+      figure: `${checks.answered} of ${checks.sent}, p95 ${checks.p95Ms.toFixed(0)} ms`,
+      bar: 'all, p95 < 1 s',
+      met: checks.answered === checks.sent && checks.p95Ms < 1_000,
+    });
+  }
+
+  process.stderr.write(`hostile: 1,000 connections of valid inquiries from 40 addresses, ${seconds} s\n`);
+  {
+    const { node, target } = await fresh();
+    const overload = inquiryOverload(target, { connections: 1_000, addresses: 40, seconds });
+    const [peak, result] = await Promise.all([peakRssUntil(target.pid, overload), overload]);
+    const healthy =
+      (await fetch(`${node.url}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      )) === 200;
+    const outcomes = Object.entries(result.outcomes)
+      .map(([outcome, count]) => `${count} ${outcome}`)
+      .join(', ');
+    rows.push({ flood: '1,000 connections of inquiries', figure: `peak ${peak.toFixed(0)} MB`, bar: '< 200 MB', met: peak < 200 });
+    rows.push({ flood: '  answered', figure: `p99 ${result.p99Ms.toFixed(0)} ms (${outcomes})`, bar: 'p99 < 2 s', met: result.p99Ms < 2_000 });
+    rows.push({ flood: '  right after', figure: healthy ? '/healthz 200' : '/healthz did not answer 200', bar: 'healthy', met: healthy });
+  }
+  return rows;
+}
+
+export function printHostile(rows: readonly HostileRow[]): void {
+  if (!rows.length) return;
+  process.stdout.write('\nHostile load (a fresh node each, defaults but RATE_LIMITS=off; health checks from another address):\n');
+  for (const row of rows) process.stdout.write(`${row.flood.padEnd(46)} ${row.figure.padEnd(60)} ${row.bar.padEnd(16)} ${row.met ? 'met' : 'MISSED'}\n`);
+}
+
+export const hostileMisses = (rows: readonly HostileRow[]): string[] => rows.filter((row) => !row.met).map((row) => `hostile: ${row.flood.trim()}: ${row.figure} (bar ${row.bar})`);
