@@ -13,7 +13,11 @@ describe('portico inquiries export, erase and purge --dry-run', () => {
   let space: Workspace;
   let outbox: string;
   const cli = (...args: string[]) => runCli(args, space.env, space.dir);
-  const ids = async () => lines((await cli('inquiries', 'list', '--json')).stdout).map((line) => JSON.parse(line) as { id: string; email: string });
+  const ids = async () => {
+    const listed = await cli('inquiries', 'list', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    return lines(listed.stdout).map((line) => JSON.parse(line) as { id: string; email: string });
+  };
 
   /** Sends an inquiry from each address through the API, as a visitor would. */
   const send = async (people: [name: string, email: string][]) => {
