@@ -163,9 +163,9 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
 const CLOSED_LOG_WINDOW_MS = 60_000;
 
 const CLOSED_WHY: Record<ClosedReason | 'deadline', (config: Deps['config']) => string> = {
-  'address-cap': (config) => `more than MAX_CONNECTIONS_PER_ADDRESS (${config.maxConnectionsPerAddress}) open from one address`,
+  'address-cap': (config) => `MAX_CONNECTIONS_PER_ADDRESS (${config.maxConnectionsPerAddress}) open from one address and none idle`,
   'node-full': (config) => `MAX_CONNECTIONS (${config.maxConnections}) open and none idle`,
-  'made-room': (config) => `the oldest idle connection, closed to make room at MAX_CONNECTIONS (${config.maxConnections})`,
+  'made-room': (config) => `the oldest idle connection, closed to make room at MAX_CONNECTIONS (${config.maxConnections}) or MAX_CONNECTIONS_PER_ADDRESS (${config.maxConnectionsPerAddress})`,
   pipelining: () => 'more pipelined answers queued than the node keeps for one connection; its address is barred for a minute',
   barred: () => 'the address pipelined more requests than it read answers to, within the last minute',
   deadline: () => 'headers or body not received in time (408)',

@@ -1,8 +1,9 @@
 // What connections a node holds, and what one connection can make it hold (D19).
 //
 // No address holds more than its share: a client that opens connections by the hundred (idle after one
-// request, or trickling its headers) would otherwise hold every slot of MAX_CONNECTIONS. A node at its cap
-// closes its oldest idle connection to make room for a newcomer. A client may pipeline many requests in one
+// request, or trickling its headers) would otherwise hold every slot of MAX_CONNECTIONS. At either cap, the
+// oldest idle connection (of the address, or of the node) is closed to make room for a newcomer, which is
+// refused only when every connection it competes with has a request underway. A client may pipeline many requests in one
 // write and never read the answers: a connection with answers queued is not read further until they are
 // sent, and one with more than MAX_PIPELINED queued is closed. node:http parses the whole of each read (64 KB,
 // some 1,300 minimal requests) before anyone can stop it, and each of those requests costs it again when the
@@ -58,7 +59,8 @@ type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 export function guardConnections(server: Server, policy: ConnectionPolicy, maxQueued = MAX_PIPELINED): void {
   // In the order they were accepted: the first idle one found is the oldest.
   const open = new Set<GuardedSocket>();
-  const byAddress = new Map<string, number>();
+  // Each address's connections, in the order they were accepted.
+  const byAddress = new Map<string, Set<GuardedSocket>>();
   // When each barred address may connect again; the first entry is the oldest.
   const barred = new Map<string, number>();
 
@@ -66,9 +68,9 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
     const guarded = socket[GUARD];
     if (guarded === undefined || !open.delete(socket)) return;
     if (guarded.key !== undefined) {
-      const left = byAddress.get(guarded.key)! - 1;
-      if (left === 0) byAddress.delete(guarded.key);
-      else byAddress.set(guarded.key, left);
+      const ofAddress = byAddress.get(guarded.key)!;
+      ofAddress.delete(socket);
+      if (ofAddress.size === 0) byAddress.delete(guarded.key);
     }
   };
   const close = (socket: GuardedSocket, reason: ClosedReason) => {
@@ -84,7 +86,13 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
       if (policy.clock.now() < barred.get(key)!) return close(socket, 'barred');
       barred.delete(key);
     }
-    if (key !== undefined && (byAddress.get(key) ?? 0) >= policy.maxPerAddress) return close(socket, 'address-cap');
+    const ofAddress = key === undefined ? undefined : byAddress.get(key);
+    // An HTTP client's pool keeps connections it is not using; the address's oldest idle one makes room.
+    if (ofAddress !== undefined && ofAddress.size >= policy.maxPerAddress) {
+      const oldestIdle = firstIdle(ofAddress);
+      if (oldestIdle === undefined) return close(socket, 'address-cap');
+      close(oldestIdle, 'made-room');
+    }
     if (open.size >= policy.maxConnections) {
       const oldestIdle = firstIdle(open);
       if (oldestIdle === undefined) return close(socket, 'node-full');
@@ -92,7 +100,7 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
     }
     socket[GUARD] = { key, lastResponse: undefined, queued: 0, held: false };
     open.add(socket);
-    if (key !== undefined) byAddress.set(key, (byAddress.get(key) ?? 0) + 1);
+    if (key !== undefined) byAddress.set(key, (byAddress.get(key) ?? new Set()).add(socket));
     socket.once('close', () => forget(socket));
   });
 
@@ -123,12 +131,11 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
         }
         return close(socket, 'pipelining');
       }
-      // Backpressure: the requests a client has not read the answers to are enough to work on.
-      if (guarded.queued++ === 0) {
-        socket.pause();
-        if (!guarded.held) socket.on('resume', keepPaused);
-        guarded.held = true;
-      }
+      guarded.queued++;
+      if (!guarded.held) socket.on('resume', holdWhileQueued);
+      guarded.held = true;
+      // Once the chunk node:http is parsing is done: a request whose body is still coming needs the socket read.
+      process.nextTick(holdWhileQueued.bind(socket));
       response[GUARD] = socket;
       response.on('close', released);
     }
@@ -138,21 +145,26 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
 
 function released(this: QueuedResponse): void {
   const socket = this[GUARD]!;
-  if (--socket[GUARD]!.queued === 0) socket.resume();
+  if (--socket[GUARD]!.queued < 2 && socket.isPaused()) socket.resume();
 }
 
 /**
- * node:http resumes a socket itself when it reads or discards a request's body (IncomingMessage's read and
- * dump call socket.resume()); its own backpressure survives that through a private flag. A socket with
- * answers still queued is paused again in the same tick, before any read can happen.
+ * Backpressure: a connection with answers queued whose last request has arrived whole is not read further;
+ * the requests it has not read the answers to are enough to work on. One answer queued is no pipelining: a
+ * keep-alive client sends its next request as soon as it has read an answer, which can be before node:http
+ * has seen that answer's write complete. node:http resumes a socket itself when
+ * it reads or discards a request's body (IncomingMessage's read and dump call socket.resume()), and its own
+ * backpressure survives that through a private flag: this runs again on every 'resume', in the same tick,
+ * before any read can happen.
  */
-function keepPaused(this: GuardedSocket): void {
-  if (this[GUARD]!.queued > 0) this.pause();
+function holdWhileQueued(this: GuardedSocket): void {
+  const guarded = this[GUARD]!;
+  if (guarded.queued > 1 && guarded.lastResponse!.req.complete && !this.destroyed) this.pause();
 }
 
 /** The oldest connection with no request underway: never sent one, or its last answer is sent. */
-function firstIdle(open: Set<GuardedSocket>): GuardedSocket | undefined {
-  for (const socket of open) {
+function firstIdle(connections: Set<GuardedSocket>): GuardedSocket | undefined {
+  for (const socket of connections) {
     const last = socket[GUARD]!.lastResponse;
     if (last === undefined || last.writableFinished) return socket;
   }

@@ -88,6 +88,13 @@ const healthOn = (socket: Socket) =>
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
 
+/** A connection from `from` with a request underway: its body is still coming. */
+const busyFrom = async (port: number, from: string) => {
+  const socket = await openedFrom(port, from);
+  socket.write('POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{');
+  return socket;
+};
+
 describe('MAX_CONNECTIONS_PER_ADDRESS', () => {
   let api: TestApp;
   beforeAll(async () => {
@@ -95,21 +102,34 @@ describe('MAX_CONNECTIONS_PER_ADDRESS', () => {
   });
   afterAll(() => api.close());
 
-  it("closes an address's connection beyond its cap at once, while another address is served", async () => {
+  it("closes an address's connection beyond its cap at once when each of its connections has a request underway, while another address is served", async () => {
     const port = Number(new URL(api.url).port);
-    const held = await Promise.all(Array.from({ length: 3 }, () => openedFrom(port, '127.0.0.2')));
+    const held = await Promise.all(Array.from({ length: 3 }, () => busyFrom(port, '127.0.0.2')));
     await settle();
     expect(await closedUnanswered(await openedFrom(port, '127.0.0.2'))).toBe(true);
-    expect(await healthOn(held[0]!)).toMatch(/^HTTP\/1\.1 200 /);
+    const answer = new Promise<string>((resolve) => held[0]!.once('data', (chunk) => resolve(String(chunk))));
+    held[0]!.write('"a":1}    ');
+    expect(await answer).toMatch(/^HTTP\/1\.1 400 /);
     const response = await fetch(`${api.url}/healthz`);
     expect(response.status).toBe(200);
     await response.arrayBuffer();
     for (const socket of held) socket.destroy();
   });
 
+  it("makes room for an address's newcomer by closing that address's oldest idle connection, as an HTTP client's pool keeps some", async () => {
+    const port = Number(new URL(api.url).port);
+    const held = await Promise.all(Array.from({ length: 3 }, () => openedFrom(port, '127.0.0.7')));
+    for (const socket of held) expect(await healthOn(socket)).toMatch(/^HTTP\/1\.1 200 /);
+    const oldestClosed = new Promise((resolve) => held[0]!.once('close', resolve));
+    expect(await healthOn(await openedFrom(port, '127.0.0.7'))).toMatch(/^HTTP\/1\.1 200 /);
+    await oldestClosed;
+    expect(await healthOn(held[1]!)).toMatch(/^HTTP\/1\.1 200 /);
+    for (const socket of held) socket.destroy();
+  });
+
   it('logs the closed connections of an address once, with how many followed, not a line a socket', async () => {
     const port = Number(new URL(api.url).port);
-    const held = await Promise.all(Array.from({ length: 3 }, () => openedFrom(port, '127.0.0.4')));
+    const held = await Promise.all(Array.from({ length: 3 }, () => busyFrom(port, '127.0.0.4')));
     await settle();
     const refused = await Promise.all(Array.from({ length: 20 }, () => openedFrom(port, '127.0.0.4').then(closedUnanswered)));
     expect(refused.every(Boolean)).toBe(true);
@@ -150,9 +170,7 @@ describe('MAX_CONNECTIONS', () => {
 
   it('closes a newcomer at once when every connection has a request underway, and serves the ones open', async () => {
     const port = Number(new URL(api.url).port);
-    const held = await Promise.all(Array.from({ length: 5 }, (_, i) => openedFrom(port, `127.0.2.${i + 1}`)));
-    // A request whose body is still coming: underway, not idle.
-    for (const socket of held) socket.write('POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{');
+    const held = await Promise.all(Array.from({ length: 5 }, (_, i) => busyFrom(port, `127.0.2.${i + 1}`)));
     await settle();
     expect(await closedUnanswered(await openedFrom(port, '127.0.2.9'))).toBe(true);
     const answer = new Promise<string>((resolve) => held[0]!.once('data', (chunk) => resolve(String(chunk))));

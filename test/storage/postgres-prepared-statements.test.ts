@@ -121,8 +121,8 @@ describe.skipIf(!available)('the token endpoint on PostgreSQL', () => {
     async () => {
       // Fewer server connections than the node's pool: its client connections take turns on them.
       bouncer = await startPgBouncer(database.url, await freePort(), 3);
-      // Sixty token requests at once from this one address: above the share of connections one address may
-      // hold (D19), which this test is not about.
+      // Sixty token requests under way at once from this one address: more than the share of connections one
+      // address may hold (D19), which this test is not about.
       const node = await startServe({ DATABASE_URL: bouncer.url, RATE_LIMITS: 'off', MAX_CONNECTIONS_PER_ADDRESS: '100' });
       nodes.push(node);
       const authorization = await registeredClient(node.url);
