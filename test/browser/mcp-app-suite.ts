@@ -270,6 +270,19 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
         expect(await app.locator('#form').isVisible()).toBe(true);
       });
 
+      it('says to try again in a few minutes when the node is busy (the tool’s server_busy)', async () => {
+        const busy = {
+          content: [{ type: 'text', text: 'The inquiry was not sent: this node is working on as many inquiries as it takes at once.' }],
+          structuredContent: { ok: false, error: 'server_busy', retryAfterSeconds: 2 },
+          isError: true,
+        };
+        const { app } = await openApp({ hostContext: context(locale), answer: () => ({ result: busy }) });
+        await fillForm(app, { ...GOOD, privacy: true });
+        await app.locator('#send').click();
+        await expect.poll(() => text(app, '#alert')).toBe(w.unavailable);
+        expect(await app.locator('#form').isVisible()).toBe(true);
+      });
+
       it('says the message is kept when the relay cannot take it, and does not ask for it again', async () => {
         const { app } = await openApp({ server: undeliverable, hostContext: context(locale) });
         await fillForm(app, { ...GOOD, privacy: true });
