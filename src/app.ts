@@ -92,10 +92,17 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
 
   const { prometheus } = deps;
   if (prometheus) {
+    // The time from the request's arrival at the routes to its answer leaving: taken here, not from
+    // reply.elapsedTime, which Fastify only keeps when it logs requests itself (it does not: request-log.ts).
+    app.decorateRequest('arrivedAt', 0);
+    app.addHook('onRequest', (request, _reply, done) => {
+      request.arrivedAt = performance.now();
+      done();
+    });
     // The route's template (closed set), never the raw path: a client cannot add series. Counted as
     // the answer leaves (onSend): onResponse would make Fastify listen for every response's end.
     app.addHook('onSend', (request, reply, payload, done) => {
-      prometheus.httpRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+      prometheus.httpRequest(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, (performance.now() - request.arrivedAt) / 1000);
       done(null, payload);
     });
   }
@@ -184,6 +191,13 @@ function connectionsClosedLog(deps: Deps): (reason: ClosedReason | 'deadline', a
     const line = { address: key, reason, ...(more > 0 && { closedSinceLastLine: more }) };
     deps.logger[reason === 'made-room' ? 'info' : 'warn'](line, `connection closed: ${CLOSED_WHY[reason](deps.config)}`);
   };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** performance.now() when the request reached the routes' hooks; set only when metrics are on. */
+    arrivedAt: number;
+  }
 }
 
 function noFastifySchemas(): never {

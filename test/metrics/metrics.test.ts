@@ -120,3 +120,46 @@ describe('metrics on METRICS_PORT', () => {
     expect(await response.text()).not.toContain('portico_');
   });
 });
+
+describe('the request-duration histogram', () => {
+  let dir: string;
+  let smtp: TestSmtpServer;
+  let server: ServeProcess;
+  let metricsUrl: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-metrics-'));
+    // A relay that answers each message after 1.5 s: an inquiry's request is held that long.
+    smtp = await startSmtpServer('slow');
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    server = await startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, SMTP_URL: smtp.url, METRICS_PORT: String(metricsPort), RATE_LIMITS: 'off', LOG_LEVEL: 'info' });
+  });
+  afterAll(async () => {
+    server.child.kill('SIGKILL');
+    await smtp.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('puts requests held for a known time in the buckets their access lines time, and adds their total to _sum', async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(inquiry()) });
+      expect(response.status).toBe(200);
+    }
+    const series = parse(await (await fetch(metricsUrl)).text());
+    const of = (name: string, le?: string) => series.find((s) => s.name === name && s.labels.route === '/api/contact' && s.labels.method === 'POST' && (le === undefined || s.labels.le === le))?.value;
+    // The access lines are written within a second of their request.
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const timed = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"route":"/api/contact"') && line.includes('"msg":"request"'))
+      .map((line) => (JSON.parse(line) as { ms: number }).ms / 1000);
+    expect(timed).toHaveLength(2);
+    for (const seconds of timed) expect(seconds).toBeGreaterThan(1.5);
+    expect(of('portico_http_request_duration_seconds_count')).toBe(2);
+    expect(of('portico_http_request_duration_seconds_bucket', '1')).toBe(0);
+    expect(of('portico_http_request_duration_seconds_bucket', '2.5')).toBe(timed.filter((s) => s <= 2.5).length);
+    expect(of('portico_http_request_duration_seconds_sum')).toBeCloseTo(timed[0]! + timed[1]!, 1);
+  });
+});
