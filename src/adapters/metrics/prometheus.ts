@@ -37,18 +37,33 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
   const tokens = counter('portico_oauth_tokens_issued_total', 'Token responses issued, by grant type.', ['grant']);
   const registrations = counter('portico_oauth_clients_registered_total', 'OAuth clients registered by dynamic client registration (RFC 7591).', []);
 
-  // One read of the database per scrape serves both gauges.
-  let backlog: ReturnType<InquiryStore['backlog']> | undefined;
-  const readBacklog = () => (backlog ??= deps.inquiries.backlog().finally(() => setImmediate(() => (backlog = undefined))));
+  // One read of the database per scrape serves the three gauges. A database that does not answer must not
+  // take the rest of the scrape with it: the process and HTTP series matter most then, and the backlog
+  // gauges keep their last values while portico_database_up says they are stale.
+  let backlog: Promise<Awaited<ReturnType<InquiryStore['backlog']>> | undefined> | undefined;
+  const readBacklog = () =>
+    (backlog ??= deps.inquiries
+      .backlog()
+      .catch(() => undefined)
+      .finally(() => setImmediate(() => (backlog = undefined))));
+  new Gauge({
+    name: 'portico_database_up',
+    help: "1 when the database answered this scrape's read of the delivery backlog, 0 when it did not (the backlog gauges then keep their last values).",
+    registers: [registry],
+    async collect() {
+      this.set((await readBacklog()) === undefined ? 0 : 1);
+    },
+  });
   new Gauge({
     name: 'portico_inquiries_undelivered',
     help: 'Inquiries still to be delivered: pending (an attempt under way or stalled) or retrying.',
     labelNames: ['state'],
     registers: [registry],
     async collect() {
-      const { pending, retrying } = await readBacklog();
-      this.set({ state: 'pending' }, pending);
-      this.set({ state: 'retrying' }, retrying);
+      const read = await readBacklog();
+      if (read === undefined) return;
+      this.set({ state: 'pending' }, read.pending);
+      this.set({ state: 'retrying' }, read.retrying);
     },
   });
   new Gauge({
@@ -56,8 +71,9 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
     help: 'Age of the oldest inquiry still to be delivered; 0 when there is none.',
     registers: [registry],
     async collect() {
-      const { oldestCreatedAt } = await readBacklog();
-      this.set(oldestCreatedAt === null ? 0 : Math.max(0, (deps.clock.now() - oldestCreatedAt) / 1000));
+      const read = await readBacklog();
+      if (read === undefined) return;
+      this.set(read.oldestCreatedAt === null ? 0 : Math.max(0, (deps.clock.now() - read.oldestCreatedAt) / 1000));
     },
   });
 
