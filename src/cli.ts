@@ -65,7 +65,7 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .command('check')
     .description('validate the configuration, reach the database, sign in to the mail relay, print a summary')
     .addHelpText('after', example('APP_ENV=production portico check'))
-    .action(() => stored((deps) => check(deps, out)));
+    .action(() => configured((config) => check(config, out)));
   root
     .command('openapi')
     .description('print the OpenAPI document the server serves')

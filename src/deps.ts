@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { logLines } from './adapters/log-lines.js';
 import { redisRateLimitStore } from './adapters/redis/rate-limit-store.js';
-import { openDatabase, type Db } from './adapters/sql/database.js';
+import { openDatabase, openDatabaseToInspect, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
 import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
-import { migrateToLatest } from './adapters/sql/migrations.js';
+import { migrateToLatest, pendingMigrations } from './adapters/sql/migrations.js';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
 import { outboxMailer, removeOutboxCopies } from './adapters/mail/outbox-mailer.js';
@@ -184,6 +184,30 @@ const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
  * The contact path's dependencies: `deps`, with the mail addresses, retry window and acknowledgement switch
  * of its configuration, and its logger as `log`.
  */
+/** What `portico check` looks at, reached without changing anything. */
+export interface Inspection {
+  /** The migrations not applied yet; undefined when the database does not exist (an SQLite file not made yet). */
+  pendingMigrations(): Promise<string[] | undefined>;
+  /** The SMTP relay's mailer, to verify; undefined without SMTP_URL. */
+  relay: Mailer | undefined;
+  close(): Promise<void>;
+}
+
+/** The database opened to read (never created nor migrated) and the relay, for `portico check`. */
+export function inspectDeployment(config: Readonly<Config>): Inspection {
+  const db = openDatabaseToInspect(config.database);
+  const { smtp, dkim } = config.delivery;
+  const relay = smtp ? smtpMailer({ smtp, dkim, log: createLogger('fatal') }) : undefined;
+  return {
+    pendingMigrations: async () => (db ? await pendingMigrations(db) : undefined),
+    relay,
+    async close() {
+      await relay?.close();
+      await db?.destroy();
+    },
+  };
+}
+
 export function contactDeps(deps: Deps): ContactDeps {
   const { appEnv, mailFrom, mailTo } = deps.config;
   return { ...deps, mail: { appEnv, mailFrom, mailTo }, retryForMs: deps.config.delivery.retryForMs, acknowledge: deps.config.delivery.acknowledge, log: deps.logger };

@@ -1,7 +1,11 @@
 // `portico check` validates the configuration, reaches the database and the mail server, and says ok or why not.
 import { existsSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, postgresAvailable } from '../support/postgres.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { makeCertificate, OPENSSL, startRealSmtpServer } from '../support/smtp-tls.js';
 import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
@@ -20,6 +24,7 @@ describe('portico check', () => {
   let smtp: TestSmtpServer;
   beforeAll(async () => {
     space = await workspace();
+    expect((await space.cli('migrate')).code).toBe(0);
     smtp = await startSmtpServer();
   });
   afterAll(async () => {
@@ -82,6 +87,41 @@ describe('portico check', () => {
       expect(refused.stdout + refused.stderr).not.toContain('wrong');
     } finally {
       await relay.close();
+    }
+  });
+});
+
+const withPostgres = await postgresAvailable('test/cli/cli.check.test.ts');
+
+describe('portico check before portico migrate', () => {
+  it('in an empty folder, exits 1 naming portico migrate and makes nothing: no database, no data folder', async () => {
+    const space = await workspace();
+    try {
+      const folder = join(space.dir, 'fresh');
+      await mkdir(folder);
+      const { code, stdout, stderr } = await runCli(['check'], {}, folder);
+      expect(code).toBe(1);
+      expect(lines(stdout)).not.toContain('ok');
+      expect(lines(stderr)).toEqual(['portico: database: sqlite:./data/portico.sqlite does not exist: not migrated; run `portico migrate` (it makes and migrates it)']);
+      expect(await readdir(folder)).toEqual([]);
+    } finally {
+      await space.remove();
+    }
+  });
+
+  it.skipIf(!withPostgres)('on an empty PostgreSQL database, exits 1 naming portico migrate and creates no table', async () => {
+    const database = await createDatabase();
+    try {
+      const { code, stderr } = await runCli(['check'], { DATABASE_URL: database.url });
+      expect(code).toBe(1);
+      expect(stderr).toMatch(/^portico: database: the PostgreSQL database is not migrated \(\d+ pending: 0001_[\w, ]+\); run `portico migrate`\n$/);
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      const { rows } = await client.query("select count(*)::int as n from information_schema.tables where table_schema = 'public'");
+      await client.end();
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await database.drop();
     }
   });
 });

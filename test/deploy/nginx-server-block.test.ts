@@ -34,9 +34,7 @@ describe.skipIf(!hasNginx)("docs/deploy.md's nginx configuration", () => {
     await writeFile(join(dir, 'privkey.pem'), certificate.key);
     await copyFile(certificate.certPath, join(dir, 'fullchain.pem'));
     await copyFile(`${ROOT}deploy/nginx/portico-proxy.conf`, join(dir, 'portico-proxy.conf'));
-    const block = (await documentedBlock())
-      .replaceAll('/etc/letsencrypt/live/api.example.com/', `${dir}/`)
-      .replaceAll('/etc/nginx/portico-proxy.conf', join(dir, 'portico-proxy.conf'));
+    const block = (await documentedBlock()).replaceAll('/etc/letsencrypt/live/api.example.com/', `${dir}/`).replaceAll('/etc/nginx/portico-proxy.conf', join(dir, 'portico-proxy.conf'));
     // The http { } context a distribution's nginx.conf puts conf.d/*.conf files in.
     await writeFile(join(dir, 'nginx.conf'), `error_log ${dir}/error.log;\npid ${dir}/nginx.pid;\nevents {}\nhttp {\n${block}\n}\n`);
     const { stderr } = await run(NGINX, ['-t', '-p', dir, '-c', join(dir, 'nginx.conf')]).catch((error: { stderr: string }) => ({ stderr: error.stderr }));

@@ -46,6 +46,7 @@ describe('files of personal data', () => {
       await chmod(join(day, name), 0o644);
     }
     await writeFile(join(cwd, 'data', 'outbox', 'flat.eml'), 'Subject: x\r\n\r\n', { mode: 0o600 });
+    expect((await runCli(['migrate'], ws.env, cwd)).code).toBe(0);
     const { code, stdout } = await runCli(['check'], ws.env, cwd);
     expect(code).toBe(0);
     expect(stdout).toContain(`personal data readable by others: 1 day folder and 2 messages in ${join('data', 'outbox')} open to others: chmod -R go= ${join('data', 'outbox')}`);
@@ -57,12 +58,15 @@ describe('files of personal data', () => {
     await chmod(dir, 0o755);
     await writeFile(join(dir, 'p.sqlite'), '', { mode: 0o644 });
     await chmod(join(dir, 'p.sqlite'), 0o644);
+    expect((await ws.cli('migrate')).code).toBe(0);
     const { code, stdout } = await ws.cli('check');
     expect(code).toBe(0);
     // The workspace's own database, made by the commands, is not named (the outbox of the working directory may be).
     expect(stdout).not.toContain(ws.dir);
     const legacy = await workspace({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}` });
     try {
+      // Migrated where it lies: the modes it was given stay.
+      expect((await legacy.cli('migrate')).code).toBe(0);
       const answer = await legacy.cli('check');
       expect(answer.code).toBe(0);
       expect(answer.stdout).toContain(`permissions   warning: personal data readable by others: ${dir} is 0755: chmod 700 ${dir}`);

@@ -1,5 +1,5 @@
 // Opening the configured database as a Kysely instance: embedded SQLite by default, or PostgreSQL.
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
@@ -68,6 +68,17 @@ export function openDatabase(database: Database): Db {
   // The direct hot path (sqlite-direct.ts) prepares through the same cache.
   registerSqliteHandle(db, sqlite, cached.prepare);
   return db;
+}
+
+/**
+ * The database as it is, to look at and never change: PostgreSQL as usual (the caller only reads), SQLite
+ * read-only, and undefined when its file does not exist (nothing is made: not the file, not its folder).
+ */
+export function openDatabaseToInspect(database: Database): Kysely<Tables> | undefined {
+  if (database.engine === 'postgres') return openPostgres(database.url);
+  if (database.path !== ':memory:' && !existsSync(database.path)) return undefined;
+  const sqlite = new SQLite(database.path, { readonly: true, fileMustExist: database.path !== ':memory:' });
+  return new Kysely<Tables>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
 
 const CACHED_STATEMENTS = 200;

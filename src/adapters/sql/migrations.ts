@@ -234,6 +234,11 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultS
   return settled(await migrator(db).migrateToLatest());
 }
 
+/** The migrations not applied yet, by name, in order; reads only (no migration table is made). */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  return (await migrator(db).getMigrations()).filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
+}
+
 /** Applies the migrations up to `name`: a database as an earlier version left it (for upgrade tests). */
 export async function migrateUpTo(db: Kysely<any>, name: keyof typeof migrations): Promise<MigrationResultSet> {
   return settled(await migrator(db).migrateTo(name));
