@@ -35,10 +35,11 @@ export const HTTP_TIMEOUTS = {
   headersMs: 10_000,
   checkEveryMs: 1_000,
   /**
-   * A connection with a request underway on which no byte moves either way for 30 s is closed: a peer that
-   * stopped reading its answers, or one that went away without a word. The slowest handler needs about 21 s.
+   * A connection with a request underway on which no byte moves either way for 35 s is closed: a peer that
+   * stopped reading its answers, or one that went away without a word. Longer than the request's 30 s, so
+   * that a body that stalls is answered 408 at its deadline first. The slowest handler needs about 21 s.
    */
-  idleMs: 30_000,
+  idleMs: 35_000,
   /**
    * An idle keep-alive connection is closed after 72 s: longer than the 60 s nginx and most load balancers
    * keep an idle upstream connection, so that the proxy always closes first and never sends a request down a

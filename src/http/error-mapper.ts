@@ -47,14 +47,25 @@ function clientError(code: string | undefined): AppError {
  * socket by hand because no request object exists; then the connection closes, as RFC 9112 section
  * 9.6 expects after a framing error.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  // Nothing to answer: the peer is gone, or a response is already on the wire (node:http's own check).
-  if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || !socket.writable || (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+/** The status a refusal written straight to a socket carried (a 408 at a deadline): the access line names it. */
+export const STATUS_SENT_ON_SOCKET = Symbol('portico.statusSentOnSocket');
+
+export function answerClientError(error: Error & { code?: string }, socket: Socket & { [STATUS_SENT_ON_SOCKET]?: number }): void {
+  // Nothing to answer: the peer is gone (reset, or closed before its request ended), or a response is
+  // already on the wire (node:http's own check).
+  if (
+    error.code === 'ECONNRESET' ||
+    error.code === 'EPIPE' ||
+    error.code === 'HPE_INVALID_EOF_STATE' ||
+    !socket.writable ||
+    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
+  ) {
     socket.destroy();
     return;
   }
   const appError = clientError(error.code);
   const body = errorBody(appError);
+  socket[STATUS_SENT_ON_SOCKET] = appError.status;
   socket.end(
     `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n' +

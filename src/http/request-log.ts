@@ -4,8 +4,10 @@
 // a closure to every response, and builds a whole route options object to name the route; one shared
 // listener does neither.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
+import { STATUS_SENT_ON_SOCKET } from './error-mapper.js';
 import { jsonString } from './json-string.js';
 import { pino, type Logger } from 'pino';
 
@@ -140,8 +142,13 @@ function accessLineWriter(logger: Logger, peers: ((address: string, hop: number)
     const ms = Math.round((performance.now() - log.started) * 100) / 100;
     // Fastify hands its headers to writeHead, where node:http does not keep them.
     const lengths = length('requestBytes', request.headers['content-length']) + length('responseBytes', log.reply?.getHeader('content-length'));
+    // The status sent: the response's, a refusal the node wrote on the socket itself (408 at a deadline,
+    // 400 for a request node:http could not parse), or none when the client went away first.
+    const sent = answered ? this.statusCode : (request.socket as Socket & { [STATUS_SENT_ON_SOCKET]?: number })[STATUS_SENT_ON_SOCKET];
+    const status = sent === undefined ? '' : `"status":${sent},`;
+    const msg = answered ? 'request' : sent === undefined ? 'request not answered' : 'request refused';
     stream.write(
-      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(log.id)},"method":"${request.method}",${where},"status":${this.statusCode},"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${answered ? 'request' : 'request not answered'}"}\n`,
+      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(log.id)},"method":"${request.method}",${where},${status}"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${msg}"}\n`,
     );
   };
 }

@@ -93,6 +93,8 @@ describe('the access line', () => {
       return unanswered!;
     });
     expect(line).toMatchObject({ level: 40, method: 'POST', route: '/api/contact', requestBytes: 100 });
+    // No status was sent: none is logged.
+    expect(line).not.toHaveProperty('status');
     expect(line.reqId).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
   });
 

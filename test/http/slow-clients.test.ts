@@ -57,6 +57,27 @@ describe('slow clients', () => {
     expect(result.closedAfterMs).toBeLessThan(4_000);
   });
 
+  it('answers a body that stops arriving 408 at the request deadline, before the idle time closes it silently', async () => {
+    const head = 'POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{';
+    const result = await trickle(api.url, head, '', 8_000);
+    expect(result.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(result.closedAfterMs).toBeGreaterThanOrEqual(1_500);
+    expect(result.closedAfterMs).toBeLessThan(4_000);
+  });
+
+  it("logs the 408 it sent as the request's status", async () => {
+    // A length of its own, to tell its line from the other tests'.
+    const head = 'POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1234\r\n\r\n{';
+    const before = api.logs.length;
+    await trickle(api.url, head, '', 8_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const lines = api.logs
+      .slice(before)
+      .map((line) => JSON.parse(line) as { msg: string; status?: number; requestBytes?: number; level: number })
+      .filter((line) => line.requestBytes === 1234);
+    expect(lines).toEqual([expect.objectContaining({ level: 40, status: 408, msg: 'request refused' })]);
+  });
+
   it('still serves other clients meanwhile', async () => {
     const slow = trickle(api.url, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n', 'X-Slow: 1\r\n');
     const response = await fetch(`${api.url}/healthz`);
