@@ -3,7 +3,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type Problem } from '../errors.js';
-import { logUnrouted } from './request-log.js';
+import { logUnrouted, STATUS_SENT_ON_SOCKET } from './request-log.js';
 import { jsonString } from './json-string.js';
 
 const FASTIFY_CODES: Record<string, AppError['code']> = {
@@ -47,9 +47,6 @@ function clientError(code: string | undefined): AppError {
  * socket by hand because no request object exists; then the connection closes, as RFC 9112 section
  * 9.6 expects after a framing error.
  */
-/** The status a refusal written straight to a socket carried (a 408 at a deadline): the access line names it. */
-export const STATUS_SENT_ON_SOCKET = Symbol('portico.statusSentOnSocket');
-
 export function answerClientError(error: Error & { code?: string }, socket: Socket & { [STATUS_SENT_ON_SOCKET]?: number }): void {
   // Nothing to answer: the peer is gone (reset, or closed before its request ended), or a response is
   // already on the wire (node:http's own check).

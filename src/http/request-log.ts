@@ -7,7 +7,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
-import { STATUS_SENT_ON_SOCKET } from './error-mapper.js';
 import { jsonString } from './json-string.js';
 import { pino, type Logger } from 'pino';
 
@@ -236,6 +235,9 @@ function requestIds(trust: ProxyTrust, processId: string): (request: IncomingMes
     return `${processId}-${(next++).toString(36)}`;
   };
 }
+
+/** The status a refusal written straight to a socket carried (a 408 at a deadline): the access line names it. */
+export const STATUS_SENT_ON_SOCKET = Symbol('portico.statusSentOnSocket');
 
 /** Fastify's `trustProxy`, as app.ts makes it from TRUST_PROXY. */
 export type ProxyTrust = boolean | string[] | ((address: string, hop: number) => boolean);
