@@ -3,25 +3,35 @@
 // Retry-After, or the tool's error with the wait), nothing stored, while everything else is served.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, inquiry, startApp, type TestApp } from '../support/app.js';
+import type { AdmissionLimits } from '../../src/modules/contact/admission.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 
 const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'contact_service' };
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
+/** A node with these admission limits, whose human check can be made to stall (the token `stall`). */
+function admittingNode(admission: AdmissionLimits) {
+  let siteverify: TestSiteverify;
+  let api: TestApp;
+  return {
+    async start() {
+      siteverify = await startSiteverify();
+      const env = { RATE_LIMITS: 'off', TURNSTILE_SECRET_KEY: siteverify.secret, TURNSTILE_SITE_KEY: 'site-key', TURNSTILE_VERIFY_URL: siteverify.url };
+      api = await startApp(env, { admission, port: await freePort() });
+      return api;
+    },
+    async stop() {
+      await api.close();
+      await siteverify.close();
+    },
+  };
+}
+
 describe('a node at its bound of inquiries in flight, with its line full', () => {
   let api: TestApp;
-  let siteverify: TestSiteverify;
-  beforeAll(async () => {
-    siteverify = await startSiteverify();
-    api = await startApp(
-      { RATE_LIMITS: 'off', TURNSTILE_SECRET_KEY: siteverify.secret, TURNSTILE_SITE_KEY: 'site-key', TURNSTILE_VERIFY_URL: siteverify.url },
-      { admission: { inFlight: 1, waiting: 1, waitMs: 5_000 }, port: await freePort() },
-    );
-  });
-  afterAll(async () => {
-    await api.close();
-    await siteverify.close();
-  });
+  const node = admittingNode({ inFlight: 1, waiting: 1, waitMs: 5_000 });
+  beforeAll(async () => void (api = await node.start()));
+  afterAll(() => node.stop());
 
   /** Two inquiries whose human check never answers (503 at its deadline): one in flight, one in line. */
   const holdBothPlaces = () => [1, 2].map((i) => api.post('/api/contact', inquiry({ turnstileToken: 'stall', message: `Held ${i}` })));
@@ -62,18 +72,9 @@ describe('a node at its bound of inquiries in flight, with its line full', () =>
 
 describe('a newcomer in line', () => {
   let api: TestApp;
-  let siteverify: TestSiteverify;
-  beforeAll(async () => {
-    siteverify = await startSiteverify();
-    api = await startApp(
-      { RATE_LIMITS: 'off', TURNSTILE_SECRET_KEY: siteverify.secret, TURNSTILE_SITE_KEY: 'site-key', TURNSTILE_VERIFY_URL: siteverify.url },
-      { admission: { inFlight: 1, waiting: 4, waitMs: 1_500 }, port: await freePort() },
-    );
-  });
-  afterAll(async () => {
-    await api.close();
-    await siteverify.close();
-  });
+  const node = admittingNode({ inFlight: 1, waiting: 4, waitMs: 1_500 });
+  beforeAll(async () => void (api = await node.start()));
+  afterAll(() => node.stop());
 
   it('is served once the inquiry ahead of it is done', async () => {
     const ahead = api.post('/api/contact', inquiry({ turnstileToken: 'stall' }));
