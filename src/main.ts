@@ -51,6 +51,12 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   deps.logger.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
   if (config.retention.inquiryMs === undefined) deps.logger.warn('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand (portico inquiries purge)');
   if (config.retention.spamMs === undefined) deps.logger.warn('SPAM_RETENTION=off: spam is kept until deleted by hand (portico inquiries purge)');
+  const { smtp, webhook, acknowledge, dkim } = config.delivery;
+  // With only a webhook there is no mail channel: settings that shape e-mail would silently do nothing.
+  if (!smtp && webhook) {
+    if (acknowledge) deps.logger.warn('MAIL_ACKNOWLEDGE=on, but no mail channel is set (only WEBHOOK_URL): no acknowledgement is sent; set SMTP_URL to send them');
+    if (dkim) deps.logger.warn('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE are set, but no mail channel is (only WEBHOOK_URL): nothing is signed; set SMTP_URL, or remove them');
+  }
   if (config.appEnv === 'production' && !config.turnstile) {
     deps.logger.warn('Turnstile is off (TURNSTILE_SITE_KEY and TURNSTILE_SECRET_KEY unset): browsers send inquiries without a human check, limited only by RATE_LIMITS');
   }

@@ -1,7 +1,11 @@
 // A start that cannot succeed ends at once with exit code 1 and one line naming the resource and the fix.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/app.js';
+import { startServe } from '../support/serve-process.js';
 import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
 
 describe('start-up failures', () => {
@@ -66,5 +70,33 @@ describe('start-up failures', () => {
     const closed = await freePort();
     const line = oneLine(await runCli(['migrate'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/nothing` }));
     expect(line).toBe(`portico: the PostgreSQL server at 127.0.0.1:${closed} does not answer (ECONNREFUSED): start it, or correct DATABASE_URL`);
+  });
+});
+
+describe('start-up warnings', () => {
+  it('says that MAIL_ACKNOWLEDGE and the DKIM settings do nothing when the only channel is a webhook', async () => {
+    const space = await workspace();
+    const keyFile = join(space.dir, 'dkim.pem');
+    await writeFile(keyFile, generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    const node = await startServe(
+      {
+        ...space.env,
+        WEBHOOK_URL: 'http://127.0.0.1:9/inquiries',
+        WEBHOOK_SECRET: `whsec_${randomBytes(32).toString('base64')}`,
+        MAIL_ACKNOWLEDGE: 'on',
+        DKIM_DOMAIN: 'portico.example',
+        DKIM_SELECTOR: 'portico2026',
+        DKIM_PRIVATE_KEY_FILE: keyFile,
+      },
+      { cwd: space.dir },
+    );
+    try {
+      await expect.poll(() => node.output(), { timeout: 3_000 }).toContain('MAIL_ACKNOWLEDGE=on, but no mail channel is set (only WEBHOOK_URL)');
+      expect(node.output()).toContain('DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY_FILE are set, but no mail channel is');
+    } finally {
+      node.child.kill('SIGTERM');
+      await node.exited;
+      await space.remove();
+    }
   });
 });
