@@ -208,7 +208,7 @@ describe.skipIf(missing.length > 0 || !root)('Portico through Postfix with START
 
   it('signs in before it sends, in `portico check`, and names a refused password without printing it', async () => {
     const settings = { DATABASE_URL: `sqlite:${join(dir, 'check.sqlite')}`, SMTP_TLS_CA_FILE: join(dir, 'ca.pem'), SMTP_TLS_SERVERNAME: HOST, MAIL_FROM: USER, MAIL_TO: 'team@portico.example' };
-    expect((await runCli(['migrate'], settings)).code).toBe(0);
+    expect((await runCli(['migrate'], { ...settings, SMTP_URL: smtpUrl(relayPort) })).code).toBe(0);
     const good = await runCli(['check'], { ...settings, SMTP_URL: smtpUrl(relayPort) });
     expect(good.code, good.stderr).toBe(0);
     expect(good.stdout).toMatch(/^mail +SMTP server 127\.0\.0\.1:\d+ answers and signs in web@portico\.example; to /m);
