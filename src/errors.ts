@@ -56,31 +56,10 @@ export class AppError extends Error implements Problem {
     readonly headers: Readonly<Record<string, string>> = NO_HEADERS,
     status?: number,
   ) {
-    // An answer, not a bug: nobody reads its stack, and capturing one is costly on a path refused often.
-    const stackTraceLimit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
     super(description);
-    Error.stackTraceLimit = stackTraceLimit;
     this.status = status ?? ERROR_CATALOGUE[code].status;
   }
 }
 
-/**
- * A request refused before it is served, by validation or by a rate limit: answered at once, never
- * thrown. It is no Error: Error's constructor costs a noticeable part of a refusal even with no stack
- * captured (docs/performance.md, "Refusals"); AppError stays the one type our code throws.
- */
-export class Refusal implements Problem {
-  readonly headers = NO_HEADERS;
-  readonly status: number;
-
-  constructor(
-    readonly code: ErrorCode,
-    readonly description: string,
-  ) {
-    this.status = ERROR_CATALOGUE[code].status;
-  }
-}
-
-/** An AppError invalid_request (400), to be thrown; a validation refusal that is returned is a Refusal. */
+/** An AppError invalid_request (400). */
 export const invalidRequest = (description: string) => new AppError('invalid_request', description);

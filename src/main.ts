@@ -4,7 +4,6 @@ import type { Config } from './config.js';
 import { checkpointInBackground } from './adapters/sql/background-checkpoints.js';
 import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';
-import { resetOneConnection } from './first-reset.js';
 import { deliverWaiting } from './modules/contact/redeliver.js';
 import { applyRetention, RETENTION_INTERVAL_MS } from './modules/contact/retention.js';
 
@@ -40,7 +39,6 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   ]);
   // The metrics listener first: a start that fails on either port leaves nothing listening.
   const metricsServer = config.metrics && (await deps.prometheus!.listen(config.metrics.host, config.metrics.port));
-  await resetOneConnection();
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {

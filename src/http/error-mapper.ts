@@ -24,8 +24,7 @@ export function toAppError(error: unknown): AppError {
   return new AppError('server_error', 'internal server error');
 }
 
-// The code is a catalogue name ([a-z_]); only the description can need escaping. Built by hand, not by
-// JSON.stringify of an object, which costs a noticeable part of a refusal (docs/performance.md, "Refusals").
+// The code is a catalogue name ([a-z_]); only the description can need escaping.
 const errorBody = (problem: Problem) => `{"error":"${problem.code}","error_description":${jsonString(problem.description)},"ok":false}`;
 
 /** Answers `problem` with its status and headers and the one error body (D9), never cached. */

@@ -1,7 +1,7 @@
 // Turns route tables into Fastify routes: content type, rate limit, CORS, Bearer, validation, reply.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preParsingHookHandler, RouteOptions } from 'fastify';
 import type * as z from 'zod';
-import { AppError, Refusal, type ErrorCode } from '../errors.js';
+import { AppError, type ErrorCode } from '../errors.js';
 import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
 import type { LimitName, RateLimits } from '../rate-limits.js';
 import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
@@ -97,7 +97,7 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
  */
 function answer(spec: RouteSpec, request: FastifyRequest, reply: FastifyReply, inFlight: InFlight): Promise<FastifyReply> | undefined {
   const valid = input(spec, request, undefined);
-  if (valid instanceof Refusal) return void sendError(reply, valid);
+  if (valid instanceof AppError) return void sendError(reply, valid);
   // Fastify turns a synchronous throw into the error reply, as it does a rejection.
   const result = spec.handler(valid);
   if (!(result instanceof Promise)) {
@@ -132,7 +132,7 @@ async function answerBearer(
   try {
     const principal = await verifyBearer(header, spec.auth!, target, tokens, request.headers.host);
     const valid = input(spec, request, principal);
-    if (valid instanceof Refusal) return void sendError(reply, valid);
+    if (valid instanceof AppError) return void sendError(reply, valid);
     // Handed to Fastify, which waits for it: the handler's own work is done.
     // eslint-disable-next-line @typescript-eslint/return-await
     return send(reply, await spec.handler(valid));
@@ -141,12 +141,8 @@ async function answerBearer(
   }
 }
 
-/**
- * The validated input, or the refusal to answer with. A refusal is returned, not thrown: a throw in
- * Node costs the message and location V8 records for it (a stack walk), and answering it went through
- * Fastify's error path as well (docs/performance.md, "Refusals").
- */
-function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | undefined): RequestInput<unknown> | Refusal {
+/** The validated input, or the refusal to answer with (returned, so the route answers it at once). */
+function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | undefined): RequestInput<unknown> | AppError {
   let body: unknown;
   if (spec.body) {
     const result = validate(spec.body, request.body);
@@ -199,11 +195,11 @@ function validate(schema: z.ZodType, value: unknown): Validation {
 }
 
 /** Every problem at once, so a client can fix its request in one round trip. */
-function refusal(issues: NonNullable<Validation['issues']>, code: ErrorCode = 'invalid_request'): Refusal {
+function refusal(issues: NonNullable<Validation['issues']>, code: ErrorCode = 'invalid_request'): AppError {
   const problems = issues.map((issue) => {
     const path = (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment));
     const where = path.length && !issue.message.startsWith(String(path[0])) ? `${path.map(String).join('.')}: ` : '';
     return `${where}${issue.message}`;
   });
-  return new Refusal(code, problems.join('; '));
+  return new AppError(code, problems.join('; '));
 }

@@ -2,7 +2,7 @@
 // every node) under the key the contact tool counts under too (D14), announced in RateLimit-* headers on
 // every answer, and refused with 429 and Retry-After (RFC 6585 section 4) once spent.
 import type { onRequestHookHandler } from 'fastify';
-import { Refusal } from '../errors.js';
+import { AppError } from '../errors.js';
 import { policyHeader, type Limit, type LimitName } from '../rate-limits.js';
 import { sendError } from './error-mapper.js';
 import { addressLimitKey } from './rate-limit-key.js';
@@ -13,7 +13,8 @@ import type { CounterStore } from '../ports/rate-limiter.js';
  * onRequest hook that answers the refusal itself. @fastify/rate-limit's hook is an async function that
  * awaits the key, the store and its own result (three promises and their microtask turns on every
  * request of a limited route), and throws its refusal through Fastify's error path; a refused request
- * is what an abusive client sends by the thousand (docs/performance.md, "Refusals").
+ * is what an abusive client sends by the thousand, and what refusing it costs is what such a client can make
+ * a node spend.
  */
 export function rateLimitHook(name: LimitName, limit: Limit, store: CounterStore, refused: (name: LimitName) => void): onRequestHookHandler {
   const windowMs = limit.windowSeconds * 1000;
@@ -33,7 +34,7 @@ export function rateLimitHook(name: LimitName, limit: Limit, store: CounterStore
         refused(name);
         reply.header('ratelimit-remaining', 0).header('ratelimit-reset', reset).header('retry-after', reset);
         // Answered here: the body is not read, and no later hook or the handler runs.
-        sendError(reply, new Refusal('rate_limited', `rate limit of ${limit.max} requests exceeded; retry in ${reset} s`));
+        sendError(reply, new AppError('rate_limited', `rate limit of ${limit.max} requests exceeded; retry in ${reset} s`));
       },
       windowMs,
       limit.max,
