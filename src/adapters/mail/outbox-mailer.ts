@@ -2,7 +2,7 @@
 // instead of sent. A folder a day (UTC, from the UUID v7 id's time): ext4 makes a file in a folder of
 // hundreds of thousands far more slowly than in a small one, and the contact path makes one per inquiry.
 import { constants } from 'node:fs';
-import { access, mkdir, readdir, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { access, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { DkimSettings } from '../../config-mail.js';
@@ -30,7 +30,9 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
     async send(message) {
       try {
         const { message: raw } = await composer.sendMail(nodemailerOptions(message));
-        const name = message.headers['X-Portico-Inquiry-Id'] ?? message.messageId.replace(/[^\w.-]/g, '');
+        // The Message-ID's left part: `<inquiry id>` for the team's message, `<inquiry id>.ack` for the
+        // acknowledgement, whatever MAIL_FROM's domain, so that removal knows both names.
+        const name = message.headers['X-Portico-Inquiry-Id'] ?? message.messageId.replace(/^<|@.*$/g, '').replace(/[^\w.-]/g, '');
         const path = copyPath(dir, name);
         const parent = dirname(path);
         const makeFolder = () => mkdir(parent, { recursive: true, mode: PRIVATE_FOLDER });
@@ -58,44 +60,28 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
 }
 
 /**
- * Removes the outbox copies of these inquiries, the team's message and the acknowledgement to the sender
- * (`<id>.ack...eml`, named after its Message-ID), whose `To:` holds the person's name and address; a
- * missing file is no error.
+ * Removes the outbox copies of these inquiries: the team's message (`<id>.eml`) and the acknowledgement to
+ * the sender (`<id>.ack.eml`), whose `To:` holds the person's name and address; a missing file is no error.
  */
 export async function removeOutboxCopies(dir: string, ids: readonly string[]): Promise<void> {
-  // Ids are UUIDs the server made; the check keeps a corrupted row from naming a path outside `dir`.
-  const wanted = ids.filter((id) => /^[\w-]+$/.test(id));
-  const byFolder = new Map<string, string[]>();
-  for (const id of wanted) {
-    const folder = dirname(copyPath(dir, id));
-    byFolder.set(folder, [...(byFolder.get(folder) ?? []), id]);
+  const days = new Set<string>();
+  // One at a time: unlinks run on libuv's threads, and a thousand at once would take the serving
+  // node's core from its event loop (the retention job runs in the node).
+  for (const id of ids) {
+    // Ids are UUIDs the server made; the check keeps a corrupted row from naming a path outside `dir`.
+    if (!/^[\w-]+$/.test(id)) continue;
+    const path = copyPath(dir, id);
+    const day = dirname(path);
+    // unlink, not rm: rm looks at each path first, a second system call for a file known to be one.
+    const removed = await unlink(path).then(() => true, missingIsGone);
+    await unlink(copyPath(dir, `${id}.ack`)).catch(missingIsGone);
+    if (day === dir) continue;
+    days.add(day);
     // A copy written before the outbox had a folder a day is at its top.
-    if (folder !== dir) byFolder.set(dir, [...(byFolder.get(dir) ?? []), id]);
+    if (!removed) await unlink(join(dir, `${id}.eml`)).catch(missingIsGone);
   }
-  for (const [folder, idsHere] of byFolder) {
-    // One listing a folder: an acknowledgement's name depends on MAIL_FROM's domain when it was written.
-    const names = await readdir(folder).catch(missingIsEmpty);
-    const prefixes = new Set(idsHere);
-    // One at a time: unlinks run on libuv's threads, and a thousand at once would take the serving
-    // node's core from its event loop (the retention job runs in the node).
-    for (const name of names) {
-      if (prefixes.has(copyOwner(name))) await unlink(join(folder, name)).catch(missingIsGone);
-    }
-    // A day's folder left empty goes too; one still holding mail stays (ENOTEMPTY).
-    if (folder !== dir) await rmdir(folder).catch(() => {});
-  }
-}
-
-/** The inquiry id a copy's file name starts with: `<id>.eml` or `<id>.ack<domain>.eml`. */
-function copyOwner(name: string): string {
-  const dot = name.indexOf('.');
-  return dot === -1 ? name : name.slice(0, dot);
-}
-
-/** No names for a folder that is not there; the error for any other failure. */
-function missingIsEmpty(error: NodeJS.ErrnoException): string[] {
-  if (error.code !== 'ENOENT') throw error;
-  return [];
+  // Day folders left empty go too; one still holding mail stays (ENOTEMPTY).
+  await Promise.all([...days].map((day) => rmdir(day).catch(() => {})));
 }
 
 const UUID_V7 = /^([0-9a-f]{8})-([0-9a-f]{4})-7/;
