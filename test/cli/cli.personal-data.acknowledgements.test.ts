@@ -1,5 +1,5 @@
 // A person's data goes whole (D17): with MAIL_ACKNOWLEDGE=on and the outbox, the copy of the note sent to
-// the submitter (`<id>.ack...eml`, its To: naming them) goes with the inquiry, whether `inquiries erase`,
+// the submitter (`<id>.ack.eml`, its To: naming them) goes with the inquiry, whether `inquiries erase`,
 // `purge` or `portico serve`'s retention job removes it. Every file under the outbox is read for the address.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
