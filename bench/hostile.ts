@@ -1,7 +1,7 @@
 // The floods of D19 against a fresh node at its defaults (rate limits off), each judged by the bar it must hold:
 // `npm run bench -- --only hostile` alone, and after the ratios in a full run. test/long/hostile-load.test.ts
 // holds the same bars as tests.
-import { MAX_CONNECTIONS_PER_ADDRESS } from '../src/config.js';
+import { MAX_CONNECTIONS_PER_ADDRESS } from '../src/http/connection-limits.js';
 import { checkHealthUntil, holdConnections, inquiryOverload, peakRssUntil, pipelinedFlood, type Target } from '../test/support/floods.js';
 import { residentMb } from '../test/support/process-stats.js';
 import { startPortico, type Running } from './servers.js';

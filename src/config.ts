@@ -1,4 +1,5 @@
 // The service's configuration: parsed once from an environment map into a frozen, typed Config.
+import { MAX_CONNECTIONS_PER_ADDRESS } from './http/connection-limits.js';
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './config-cimd.js';
@@ -64,13 +65,6 @@ export class ConfigError extends Error {
 }
 
 export const CLOUDFLARE_SITEVERIFY_URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
-/**
- * D19: a browser opens at most six connections to a host, an HTTP client's pool a few more; 32 leaves room
- * for a household or an office behind one address. It also bounds what one address can make a node parse at
- * once: node:http parses the whole of each 64 KB read, and a read of pipelined requests costs it some 3 MB
- * until the connection is gone (docs/security.md).
- */
-export const MAX_CONNECTIONS_PER_ADDRESS = 32;
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 // Cloudflare's documented test secrets (always pass, always fail, already spent).
 export const isTurnstileTestSecret = (secret: string) => /^[123]x0+AA$/.test(secret);
@@ -147,10 +141,8 @@ export function loadConfig(env: Env): Readonly<Config> {
   const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false);
   const cimd = setting(() => parseCimd(read, fail), undefined);
   const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail), 512);
-  const maxConnectionsPerAddress = setting(
-    () => parseCount('MAX_CONNECTIONS_PER_ADDRESS', read('MAX_CONNECTIONS_PER_ADDRESS') ?? String(MAX_CONNECTIONS_PER_ADDRESS), fail),
-    MAX_CONNECTIONS_PER_ADDRESS,
-  );
+  const perAddress = String(MAX_CONNECTIONS_PER_ADDRESS);
+  const maxConnectionsPerAddress = setting(() => parseCount('MAX_CONNECTIONS_PER_ADDRESS', read('MAX_CONNECTIONS_PER_ADDRESS') ?? perAddress, fail), MAX_CONNECTIONS_PER_ADDRESS);
   const retention: RetentionSettings = {
     inquiryMs: setting(() => parseInquiryRetention(read, delivery.retryForMs, fail), undefined),
     spamMs: setting(() => parseSpamRetention(read, fail), undefined),

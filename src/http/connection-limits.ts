@@ -14,6 +14,13 @@ import type { Clock } from '../ports/clock.js';
 import { addressKey } from './rate-limit-key.js';
 
 export const MAX_PIPELINED = 4;
+/**
+ * D19: a browser opens at most six connections to a host, an HTTP client's pool a few more; 32 leaves room
+ * for a household or an office behind one address. It also bounds what one address can make a node parse at
+ * once: node:http parses the whole of each 64 KB read, and a read of pipelined requests costs it some 3 MB
+ * until the connection is gone (docs/security.md).
+ */
+export const MAX_CONNECTIONS_PER_ADDRESS = 32;
 /** How long an address that pipelined past MAX_PIPELINED has its new connections closed at once. */
 export const BARRED_MS = 60_000;
 /** Addresses remembered as barred at once: a flood from many cannot grow the map. */

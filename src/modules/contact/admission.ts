@@ -23,7 +23,7 @@ export const ADMISSION_LIMITS: AdmissionLimits = { inFlight: 64, waiting: 1_024,
 /** What a refused sender is told to wait. */
 const RETRY_AFTER_SECONDS = '2';
 
-const busy = () =>
+const serverBusy = () =>
   new AppError('server_busy', `this node is working on as many inquiries as it takes at once; nothing was stored; retry in ${RETRY_AFTER_SECONDS} s`, {
     'Retry-After': RETRY_AFTER_SECONDS,
   });
@@ -51,7 +51,7 @@ export class Admission {
 
   /** Resolves holding a place handed over by an inquiry that finished. */
   private placeInLine(): Promise<void> {
-    if (this.line.length >= this.limits.waiting) return Promise.reject(busy());
+    if (this.line.length >= this.limits.waiting) return Promise.reject(serverBusy());
     return new Promise((resolve, reject) => {
       const turn = () => {
         clearTimeout(timer);
@@ -59,7 +59,7 @@ export class Admission {
       };
       const timer = setTimeout(() => {
         this.line.splice(this.line.indexOf(turn), 1);
-        reject(busy());
+        reject(serverBusy());
       }, this.limits.waitMs);
       this.line.push(turn);
     });
