@@ -1,16 +1,10 @@
 // PostgreSQL stopped behind two nodes and docs/deploy.md's nginx: what needs no database keeps answering
 // 200 through the proxy, what needs it gets the node's own JSON 503 with Retry-After (never nginx's 502 for
 // everything), and all of it recovers when PostgreSQL is back.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/app.js';
-import { hasNginx, NGINX, startNginx, type Nginx } from '../support/nginx.js';
+import { hasNginx, NGINX, startCluster, type Cluster } from '../support/nginx.js';
 import { canRunPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
-import { deleteKeys, MACHINE_REDIS, redisAvailable } from '../support/redis.js';
-import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { redisAvailable } from '../support/redis.js';
 
 const FILE = 'test/cluster/nginx.database-outage.test.ts';
 if (!hasNginx) console.warn(`SKIPPED ${FILE}: ${NGINX} is missing. Install Debian's nginx-light (as .ci/run does).`);
@@ -19,37 +13,22 @@ const available = hasNginx && canRunPrivatePostgres && (await redisAvailable(FIL
 
 describe.skipIf(!available)('PostgreSQL stopped behind two nodes and nginx', () => {
   let database: PrivatePostgres;
-  let nodes: ServeProcess[] = [];
-  let nginx: Nginx;
-  let dir: string;
+  let cluster: Cluster;
   let proxy: string;
   let authorization: string;
-  const prefix = `portico-test-${randomBytes(6).toString('hex')}:`;
 
   beforeAll(async () => {
     database = await startPrivatePostgres();
-    const port = await freePort();
-    proxy = `http://127.0.0.1:${port}`;
-    const env = { DATABASE_URL: database.url, REDIS_URL: MACHINE_REDIS, REDIS_KEY_PREFIX: prefix, PUBLIC_URL: proxy, TRUST_PROXY: '1', RATE_LIMITS: 'off' };
-    nodes = await Promise.all([startServe(env), startServe(env)]);
-    dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
-    nginx = await startNginx(
-      dir,
-      port,
-      nodes.map((node) => new URL(node.url).host),
-    );
+    cluster = await startCluster(database.url, { RATE_LIMITS: 'off' });
+    proxy = cluster.proxy;
     const registered = await (
       await fetch(`${proxy}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_types: ['client_credentials'], scope: 'contact:write' }) })
     ).json();
     authorization = `Basic ${Buffer.from(`${registered.client_id}:${registered.client_secret}`).toString('base64')}`;
   }, 40_000);
   afterAll(async () => {
-    await nginx?.close();
-    for (const node of nodes) node.child.kill('SIGTERM');
-    await Promise.all(nodes.map((node) => node.exited));
+    await cluster?.close();
     await database?.destroy();
-    await deleteKeys(`${prefix}*`);
-    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   const token = () =>

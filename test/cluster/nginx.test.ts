@@ -1,18 +1,14 @@
 // Two nodes behind Debian's nginx with the configuration docs/deploy.md gives
 // (deploy/nginx/portico-proxy.conf) and TRUST_PROXY=1: requests reach both nodes, the per-IP limits
 // count the address nginx saw (a forged X-Forwarded-For changes nothing), and /mcp works through it.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../support/app.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
-import { hasNginx, NGINX, startNginx, type Nginx } from '../support/nginx.js';
-import { deleteKeys, MACHINE_REDIS, redisAvailable } from '../support/redis.js';
-import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { hasNginx, NGINX, startCluster, type Cluster, type Nginx } from '../support/nginx.js';
+import { redisAvailable } from '../support/redis.js';
+import type { ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
 if (!hasNginx) console.warn(`SKIPPED test/cluster/nginx.test.ts: ${NGINX} is missing. Install Debian's nginx-light (as .ci/run does).`);
@@ -34,47 +30,22 @@ function postFrom(localAddress: string, url: string, headers: Record<string, str
 describe.skipIf(!available)('two nodes behind nginx', () => {
   let database: TestDatabase;
   let smtp: TestSmtpServer;
-  let nodes: ServeProcess[] = [];
+  let cluster: Cluster;
+  let nodes: ServeProcess[];
   let nginx: Nginx;
-  let dir: string;
   let proxy: string;
-  const prefix = `portico-test-${randomBytes(6).toString('hex')}:`;
 
   beforeAll(async () => {
     database = await createDatabase();
     smtp = await startSmtpServer();
-    const port = await freePort();
-    proxy = `http://127.0.0.1:${port}`;
-    const env = {
-      DATABASE_URL: database.url,
-      REDIS_URL: MACHINE_REDIS,
-      REDIS_KEY_PREFIX: prefix,
-      PUBLIC_URL: proxy,
-      TRUST_PROXY: '1',
-      SMTP_URL: smtp.url,
-      MAIL_FROM: 'web@portico.example',
-      MAIL_TO: 'team@portico.example',
-      LOG_LEVEL: 'info',
-    };
-    nodes = await Promise.all([startServe(env), startServe(env)]);
-
-    dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
-    nginx = await startNginx(
-      dir,
-      port,
-      nodes.map((node) => new URL(node.url).host),
-      { accessLog: true },
-    );
+    cluster = await startCluster(database.url, { SMTP_URL: smtp.url, MAIL_FROM: 'web@portico.example', MAIL_TO: 'team@portico.example', LOG_LEVEL: 'info' }, { accessLog: true });
+    ({ proxy, nodes, nginx } = cluster);
   }, 60_000);
 
   afterAll(async () => {
-    await nginx?.close();
-    for (const node of nodes) node.child.kill('SIGTERM');
-    await Promise.all(nodes.map((node) => node.exited));
+    await cluster?.close();
     await smtp?.close();
     await database?.drop();
-    if (dir) await rm(dir, { recursive: true, force: true });
-    await deleteKeys(prefix);
   });
 
   it('spreads requests over both nodes', async () => {

@@ -1,11 +1,16 @@
 // Debian's nginx in front of Portico nodes, with the proxy settings docs/deploy.md gives
 // (deploy/nginx/portico-proxy.conf): for test/cluster/nginx.test.ts and the bench's scale-out scenario.
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './app.js';
+import { deleteKeys, MACHINE_REDIS } from './redis.js';
+import { startServe, type ServeProcess } from './serve-process.js';
 
 export const NGINX = '/usr/sbin/nginx';
 export const hasNginx = existsSync(NGINX);
@@ -76,6 +81,45 @@ http {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGQUIT');
       await once(child, 'exit');
+    },
+  };
+}
+
+export interface Cluster {
+  /** nginx's address: every node's PUBLIC_URL. */
+  proxy: string;
+  nodes: ServeProcess[];
+  nginx: Nginx;
+  close(): Promise<void>;
+}
+
+/**
+ * Two `portico serve` nodes on `databaseUrl` and the machine's Redis (under a key prefix of their own),
+ * with TRUST_PROXY=1 as docs/deploy.md gives it, behind nginx; close() stops them and empties the prefix.
+ */
+export async function startCluster(databaseUrl: string, env: Record<string, string>, options: { accessLog?: boolean } = {}): Promise<Cluster> {
+  const prefix = `portico-test-${randomBytes(6).toString('hex')}:`;
+  const port = await freePort();
+  const proxy = `http://127.0.0.1:${port}`;
+  const nodeEnv = { DATABASE_URL: databaseUrl, REDIS_URL: MACHINE_REDIS, REDIS_KEY_PREFIX: prefix, PUBLIC_URL: proxy, TRUST_PROXY: '1', ...env };
+  const nodes = await Promise.all([startServe(nodeEnv), startServe(nodeEnv)]);
+  const dir = await mkdtemp(join(tmpdir(), 'portico-nginx-'));
+  const nginx = await startNginx(
+    dir,
+    port,
+    nodes.map((node) => new URL(node.url).host),
+    options,
+  );
+  return {
+    proxy,
+    nodes,
+    nginx,
+    async close() {
+      await nginx.close();
+      for (const node of nodes) node.child.kill('SIGTERM');
+      await Promise.all(nodes.map((node) => node.exited));
+      await deleteKeys(prefix);
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
