@@ -58,7 +58,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   const trust = trustProxy(config.trustProxy);
   // Fastify itself gets no logger: the access line is written beside it (request-log.ts). With logging
   // off, no request id is made either.
-  const access = deps.logger.level === 'silent' ? undefined : accessLog(deps.logger, trust, deps.random.bytes(4).toString('hex'));
+  const access = deps.logger.level === 'silent' ? undefined : accessLog(deps.logger, deps.logDestination, trust, deps.random.bytes(4).toString('hex'));
   const app = Fastify({
     ...(access && { logController: access.controller, childLoggerFactory: access.childLogger, genReqId: access.requestId }),
     trustProxy: trust,

@@ -1,7 +1,7 @@
 // Picks and builds the adapters the configuration asks for; the only module that knows them all.
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
-import { logLines } from './adapters/log-lines.js';
+import { LOG_BASE, logLines } from './adapters/log-lines.js';
 import { redisRateLimitStore } from './adapters/redis/rate-limit-store.js';
 import { openDatabase, openDatabaseToInspect, type Db } from './adapters/sql/database.js';
 import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
@@ -15,7 +15,7 @@ import { smtpMailer } from './adapters/mail/smtp-mailer.js';
 import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
 import { isTurnstileTestSecret, type Config } from './config.js';
-import { memoryCounters } from './adapters/local-rate-limit-store.js';
+import { memoryCounters } from './adapters/memory-counters.js';
 import { storeRateLimiter } from './http/store-rate-limiter.js';
 import { Admission, type AdmissionLimits } from './modules/contact/admission.js';
 import type { ContactDeps } from './modules/contact/submit.js';
@@ -41,6 +41,8 @@ export interface Deps {
   clock: Clock;
   random: Random;
   logger: Logger;
+  /** Where the logger writes: the access lines go there too, in order with the rest (request-log.ts). */
+  logDestination: pino.DestinationStream;
   db: Db;
   inquiries: InquiryStore;
   oauth: OAuthStore;
@@ -88,7 +90,8 @@ export interface DepsOptions {
 export async function buildDeps(config: Readonly<Config>, options: DepsOptions = {}): Promise<Deps> {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? cryptoRandom;
-  const logger = createLogger(config.logLevel, options.logDestination);
+  const logDestination = options.logDestination ?? logLines();
+  const logger = createLogger(config.logLevel, logDestination);
   const db = openDatabase(config.database);
   try {
     await migrateToLatest(db);
@@ -122,7 +125,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
         extraCa: options.metadataDocumentCa,
       })
     : undefined;
-  const counters = sharedLimits?.counters ?? memoryCounters();
+  const counters = sharedLimits?.counters ?? memoryCounters(clock);
   const { smtp, dkim } = config.delivery;
   if (smtp?.tlsInsecure) logger.warn({ host: smtp.host }, "SMTP_TLS_INSECURE=true: the mail relay's certificate is not checked; anyone on the path could read the mail");
   const { webhook: webhookSettings } = config.delivery;
@@ -138,6 +141,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     clock,
     random,
     logger,
+    logDestination,
     db,
     inquiries,
     oauth,
@@ -222,6 +226,7 @@ function createLogger(level: string, destination: pino.DestinationStream = logLi
   return pino(
     {
       level,
+      base: LOG_BASE,
       redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.secret', '*.client_secret', '*.password'], censor: '[redacted]' },
       serializers: {
         req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, path: req.url.split('?', 1)[0], ip: req.ip }),

@@ -1,5 +1,9 @@
 // Where a node's log lines go: stdout, written as nginx writes a buffered access log (`buffer=... flush=1s`).
+import { hostname } from 'node:os';
 import { pino } from 'pino';
+
+/** The fields every line carries (pino's default base, stated so that the access line can carry them too). */
+export const LOG_BASE = { pid: process.pid, hostname: hostname() };
 
 /** Lines are gathered before a write: a write a line would cost more than the line. */
 const GATHER_BYTES = 4096;

@@ -8,7 +8,8 @@ import type { Socket } from 'node:net';
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type onRequestHookHandler } from 'fastify';
 import proxyAddr from '@fastify/proxy-addr';
 import { jsonString } from './json-string.js';
-import { pino, type Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
+import { LOG_BASE } from '../adapters/log-lines.js';
 
 /** The longest path an access line holds for a request no route served (probes send long ones). */
 const MAX_LOGGED_PATH = 200;
@@ -53,12 +54,12 @@ export interface AccessLog {
  * IP and the bodies' lengths, never the query string (a client may put a token there), a header or a
  * body. Its listener goes ahead of Fastify's, so the duration counts from the request's arrival.
  */
-export function accessLog(logger: Logger, trust: ProxyTrust, processId: string): AccessLog {
+export function accessLog(logger: Logger, destination: DestinationStream, trust: ProxyTrust, processId: string): AccessLog {
   const ids = requestIds(trust, processId);
   // With no proxy trusted, the client is the peer whatever X-Forwarded-For says: the header is not read.
   const peers = trust === false ? undefined : proxyTrustFunction(trust);
   // One function for every response ('close' comes whether or not the answer was sent): no closure a request.
-  const ended = accessLineWriter(logger, peers);
+  const ended = accessLineWriter(logger, destination, peers);
 
   const arrived = (request: LoggedRequest, response: ServerResponse) => {
     request[LOG] = new RequestLog(performance.now(), ids(request));
@@ -110,15 +111,12 @@ const pathOf = (url: string): string => {
  * request, a quarter of a discovery request's whole CPU (0.61-0.65 of bare with pino's line made and
  * thrown away, 0.78 with no line); D16 wants the line cheap enough that the bench's targets hold at
  * `info`. Its fields are fixed, none can hold a header's or a body's secret, so it needs neither
- * pino's serializers nor its redaction. pino's own prefix (the level, the time, the logger's bindings)
- * and its stream are taken from the logger through `pino.symbols`, pino's interface for integrations,
- * so the line is written, ordered and flushed with every other line.
+ * pino's serializers nor its redaction. It is written to the destination handed to pino, with the
+ * fields pino puts on every line (the level, the time, the base and the logger's bindings), so that it
+ * is ordered and flushed with every other line.
  */
-function accessLineWriter(logger: Logger, peers: ((address: string, hop: number) => boolean) | undefined): (this: ServerResponse) => void {
-  const symbols = pino.symbols as unknown as Record<'streamSym' | 'chindingsSym', symbol>;
-  const internals = logger as unknown as Record<symbol, unknown>;
-  const stream = internals[symbols.streamSym] as pino.DestinationStream;
-  const bindings = internals[symbols.chindingsSym] as string;
+function accessLineWriter(logger: Logger, stream: DestinationStream, peers: ((address: string, hop: number) => boolean) | undefined): (this: ServerResponse) => void {
+  const bindings = `,${JSON.stringify({ ...LOG_BASE, ...logger.bindings() }).slice(1, -1)}`;
   const [info, warn] = [logger.isLevelEnabled('info'), logger.isLevelEnabled('warn')];
   // The time as pino writes it (epoch milliseconds), its digits made once a millisecond: at load, many
   // lines share one, and a number this large is a heap number V8 formats afresh each time.

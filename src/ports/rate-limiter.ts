@@ -13,8 +13,8 @@ export type Subject = { address: string } | { clientId: string };
 
 /**
  * The counters behind every rate limit (memory, or Redis shared by every node): counts one request
- * against `key` in a fixed window of `windowMs`, and answers the count so far and the window's time left.
- * The shape of @fastify/rate-limit's store method, so that its LocalStore is the memory counters.
+ * against `key` in a fixed window of `windowMs`, and answers the count so far and the window's time left
+ * (@fastify/rate-limit's store shape, callback first, so that a count needs no promise).
  */
 export interface CounterStore {
   incr(key: string, callback: (error: Error | null, counter: { current: number; ttl: number }) => void, windowMs: number, max: number): void;

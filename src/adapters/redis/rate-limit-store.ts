@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
 import type { CounterStore } from '../../ports/rate-limiter.js';
-import { memoryCounters } from '../local-rate-limit-store.js';
+import { memoryCounters } from '../memory-counters.js';
 
 export interface RateLimitLogger {
   warn(details: object, message: string): void;
@@ -140,11 +140,7 @@ export function redisRateLimitStore(options: RedisRateLimitOptions): RedisRateLi
       },
       (error: unknown) => {
         unanswered(error as Error);
-        // LocalStore answers with its own counter object, which the next count changes: the batch's
-        // requests are counted one after another before any of them reads its answer, so each gets a copy.
-        for (const { key, callback, windowMs, max } of batch) {
-          fallback.incr(key, (failed, counter) => callback(failed, { current: counter.current, ttl: counter.ttl }), windowMs, max);
-        }
+        for (const { key, callback, windowMs, max } of batch) fallback.incr(key, callback, windowMs, max);
       },
     );
   };
