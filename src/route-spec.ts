@@ -85,8 +85,7 @@ export interface RouteSpec<Body = unknown> {
   hidden?: boolean;
   /** Work done once at start, after every route is known (discovery documents serialize here). */
   prepare?(): void;
-  /** May answer synchronously (precomputed documents): such answers are sent without a promise. */
-  handler(input: RequestInput<Body>): Promise<Reply> | Reply;
+  handler(input: RequestInput<Body>): Promise<Reply>;
 }
 
 /** Lets a table hold routes of different body types. */

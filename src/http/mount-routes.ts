@@ -5,9 +5,8 @@ import { AppError, type ErrorCode } from '../errors.js';
 import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
 import type { LimitName, RateLimits } from '../rate-limits.js';
 import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
-import { verifyBearer, type ProtectedResource } from './bearer.js';
+import { verifyBearer } from './bearer.js';
 import type { PublicOrigin } from '../public-origin.js';
-import { sendError } from './error-mapper.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 import type { InFlight } from './in-flight.js';
 import { logRoute } from './request-log.js';
@@ -83,76 +82,35 @@ function toFastifyRoute(spec: RouteSpec, settings: MountSettings): RouteOptions 
     config: { jsonRpc: spec.jsonRpc === true },
     onRequest,
     preParsing: spec.body ? [requireContentType(spec.bodyTypes ?? ['json'])] : [],
-    // Without an Authorization header there is no token to look up: the request takes the synchronous path.
-    handler: (request, reply) => {
-      const header = spec.auth ? request.headers.authorization : undefined;
-      return header === undefined ? answer(spec, request, reply, inFlight) : answerBearer(spec, request, reply, header, target, settings.tokens, inFlight);
+    // Fastify waits for the returned reply; an error thrown here goes to the one error handler (D9).
+    handler: async (request, reply) => {
+      let answer: Reply;
+      inFlight.begin();
+      try {
+        const header = spec.auth ? request.headers.authorization : undefined;
+        // RFC 6750: a presented token is checked before the request's input.
+        const principal = header === undefined ? undefined : await verifyBearer(header, spec.auth!, target, settings.tokens, request.headers.host);
+        answer = await spec.handler(input(spec, request, principal));
+      } finally {
+        inFlight.end();
+      }
+      return send(reply, answer);
     },
   };
 }
 
-/**
- * The answer to a request without a token. A precomputed answer goes out at once: no promise, no
- * microtask turn, nothing returned; a refusal likewise.
- */
-function answer(spec: RouteSpec, request: FastifyRequest, reply: FastifyReply, inFlight: InFlight): Promise<FastifyReply> | undefined {
-  const valid = input(spec, request, undefined);
-  if (valid instanceof AppError) return void sendError(reply, valid);
-  // Fastify turns a synchronous throw into the error reply, as it does a rejection.
-  const result = spec.handler(valid);
-  if (!(result instanceof Promise)) {
-    send(reply, result);
-    return undefined;
-  }
-  // Returning the reply (a thenable) lets Fastify wait for an asynchronous send to finish.
-  inFlight.begin();
-  return result.then(
-    (answered) => {
-      inFlight.end();
-      return send(reply, answered);
-    },
-    (error: unknown) => {
-      inFlight.end();
-      throw error;
-    },
-  );
-}
-
-/** The answer to a request with a Bearer token, checked (RFC 6750) before its input. */
-async function answerBearer(
-  spec: RouteSpec,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  header: string,
-  target: ProtectedResource,
-  tokens: TokenVerifier,
-  inFlight: InFlight,
-): Promise<FastifyReply | undefined> {
-  inFlight.begin();
-  try {
-    const principal = await verifyBearer(header, spec.auth!, target, tokens, request.headers.host);
-    const valid = input(spec, request, principal);
-    if (valid instanceof AppError) return void sendError(reply, valid);
-    // Handed to Fastify, which waits for it: the handler's own work is done.
-    // eslint-disable-next-line @typescript-eslint/return-await
-    return send(reply, await spec.handler(valid));
-  } finally {
-    inFlight.end();
-  }
-}
-
-/** The validated input, or the refusal to answer with (returned, so the route answers it at once). */
-function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | undefined): RequestInput<unknown> | AppError {
+/** The validated input; a request that fails validation is refused with every problem at once. */
+function input(spec: RouteSpec, request: FastifyRequest, principal: Principal | undefined): RequestInput<unknown> {
   let body: unknown;
   if (spec.body) {
     const result = validate(spec.body, request.body);
-    if (result.issues) return refusal(result.issues, spec.invalidBodyCode);
+    if (result.issues) throw refusal(result.issues, spec.invalidBodyCode);
     body = result.value;
   }
   let query = request.query as Record<string, unknown>;
   if (spec.query) {
     const result = validate(spec.query, request.query);
-    if (result.issues) return refusal(result.issues);
+    if (result.issues) throw refusal(result.issues);
     query = result.value as Record<string, unknown>;
   }
   return { body, query, headers: request.headers, ip: request.ip, principal, log: request.log };
@@ -184,8 +142,7 @@ function requireContentType(types: readonly BodyType[]): preParsingHookHandler {
   };
 }
 
-// The Standard Schema entry point reports issues without building a ZodError (an Error, with its
-// stack): the 400 path is one of the bench's scenarios. Every schema here is synchronous.
+// The Standard Schema entry point reports the issues as data, which `refusal` words. Every schema here is synchronous.
 type Validation = Exclude<ReturnType<z.ZodType['~standard']['validate']>, Promise<unknown>>;
 
 function validate(schema: z.ZodType, value: unknown): Validation {

@@ -4,17 +4,15 @@
 import type { onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
 import { policyHeader, type Limit, type LimitName } from '../rate-limits.js';
-import { sendError } from './error-mapper.js';
 import { addressLimitKey } from './rate-limit-key.js';
 import type { CounterStore } from '../ports/rate-limiter.js';
 
 /**
  * The hook that counts a route's request and refuses it once its client's budget is spent: a callback-style
- * onRequest hook that answers the refusal itself. @fastify/rate-limit's hook is an async function that
- * awaits the key, the store and its own result (three promises and their microtask turns on every
- * request of a limited route), and throws its refusal through Fastify's error path; a refused request
- * is what an abusive client sends by the thousand, and what refusing it costs is what such a client can make
- * a node spend.
+ * onRequest hook, before the body is read. @fastify/rate-limit's hook is an async function that awaits
+ * the key, the store and its own result (three promises and their microtask turns on every request of a
+ * limited route); a refused request is what an abusive client sends by the thousand, and what refusing
+ * it costs is what such a client can make a node spend.
  */
 export function rateLimitHook(name: LimitName, limit: Limit, store: CounterStore, refused: (name: LimitName) => void): onRequestHookHandler {
   const windowMs = limit.windowSeconds * 1000;
@@ -33,8 +31,8 @@ export function rateLimitHook(name: LimitName, limit: Limit, store: CounterStore
         }
         refused(name);
         reply.header('ratelimit-remaining', 0).header('ratelimit-reset', reset).header('retry-after', reset);
-        // Answered here: the body is not read, and no later hook or the handler runs.
-        sendError(reply, new AppError('rate_limited', `rate limit of ${limit.max} requests exceeded; retry in ${reset} s`));
+        // Refused before the body is read: no later hook or the handler runs.
+        done(new AppError('rate_limited', `rate limit of ${limit.max} requests exceeded; retry in ${reset} s`));
       },
       windowMs,
       limit.max,

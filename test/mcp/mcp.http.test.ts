@@ -153,9 +153,9 @@ describe('POST /mcp over raw HTTP', () => {
     expect(stored).toMatchObject({ channel: 'mcp', clientId });
   });
 
-  it('records the client and the address of a call the SDK answers (not the fast path)', async () => {
+  it('records the client and the address of a call the SDK answers itself', async () => {
     const { accessToken, clientId } = await token('mcp:invoke', `${api.url}/mcp`);
-    // A progress token sends the call through the SDK's own server (src/modules/mcp/fast-path/).
+    // A progress token sends the call through the SDK's own server, not beside it (src/modules/mcp/shortcuts.ts).
     const call = {
       jsonrpc: '2.0',
       id: 8,

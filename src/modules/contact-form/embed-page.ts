@@ -3,7 +3,7 @@
 // locale. Like /docs: a strict CSP, every script and style served by Portico, nothing inline.
 import * as z from 'zod';
 import { escapeHtml } from '../../html.js';
-import { LOCALES } from '../contact/schema.js';
+import { LOCALES } from '../shared/locales.js';
 import { route, type RouteSpec } from '../../route-spec.js';
 import { asset, assetRoute } from '../discovery/static-asset.js';
 import { LANGUAGE_NAMES } from './form-words.js';
@@ -149,7 +149,7 @@ Borders and messages keep their contrast whatever colours you choose.</p>
         'An HTML page: the snippet with its integrity value, the CSP lines a site needs, the attributes, events and style properties of <portico-contact-form>, and the form itself in each locale.',
       tags: ['embed'],
       responses: { 200: { description: 'The HTML page.', contentType: 'text/html', schema: z.string() } },
-      handler: () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers }),
+      handler: async () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers }),
     }),
     assetRoute(styles, 'The style sheet of the embed page'),
     assetRoute(script, 'The script of the embed page'),

@@ -72,7 +72,7 @@ export function embedRoutes(settings: EmbedSettings): RouteSpec[] {
       tags: ['embed'],
       cors: 'public',
       responses: { 200: { description: 'The settings.', schema: z.object({ turnstileSiteKey: z.string().nullable() }) } },
-      handler: () => ({ status: 200, body: config, contentType: 'application/json; charset=utf-8', headers: { ...SHARED, 'cache-control': 'public, max-age=300' } }),
+      handler: async () => ({ status: 200, body: config, contentType: 'application/json; charset=utf-8', headers: { ...SHARED, 'cache-control': 'public, max-age=300' } }),
     }),
     ...embedPageRoutes({ publicUrl: settings.publicUrl, turnstile: settings.turnstileSiteKey !== undefined, script }),
   ];

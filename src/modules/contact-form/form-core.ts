@@ -7,7 +7,8 @@
 // contain that sequence) and without building markup from strings: it makes its elements with the DOM,
 // so it runs under a strict CSP and Trusted Types.
 import * as z from 'zod';
-import { ContactRequest, LOCALES } from '../contact/schema.js';
+import { ContactRequest } from '../contact/schema.js';
+import { LOCALES } from '../shared/locales.js';
 import { FORM_WORDS, LANGUAGE_NAMES } from './form-words.js';
 
 export { FORM_STYLE } from './form-style.js';

@@ -1,7 +1,7 @@
 // The contact routes: POST /api/contact (its CORS preflight is derived from `cors`).
-import { invalidRequest } from '../../errors.js';
+import { IdempotencyKey, readIdempotencyKey } from '../shared/idempotency-key.js';
 import { route, type RouteSpec } from '../../route-spec.js';
-import { ContactRequest, ContactResponse, IdempotencyKey } from './schema.js';
+import { ContactRequest, ContactResponse } from './schema.js';
 import { submitInquiry, type ContactDeps } from './submit.js';
 
 export const CONTACT_SCOPE = 'contact:write';
@@ -53,15 +53,4 @@ export function contactRoutes(deps: ContactDeps): RouteSpec[] {
       },
     }),
   ];
-}
-
-/**
- * The Idempotency-Key header's value, undefined without one; AppError invalid_request when it is repeated
- * or not 1-255 printable ASCII characters.
- */
-export function readIdempotencyKey(value: string | string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const parsed = IdempotencyKey.safeParse(value);
-  if (!parsed.success) throw invalidRequest('Idempotency-Key must be one header of 1-255 printable ASCII characters');
-  return parsed.data;
 }

@@ -1,8 +1,6 @@
 // The ContactRequest and ContactResponse messages (contract section 2), the single source for all uses.
 import * as z from 'zod';
-
-export const LOCALES = ['es', 'en', 'ca', 'ru', 'eu', 'gl'] as const;
-export type Locale = (typeof LOCALES)[number];
+import { LOCALES } from '../shared/locales.js';
 
 // Characters, as the contract and JSON Schema count them: code points, not UTF-16 units. A string of at
 // most `max` UTF-16 units is within the limit whatever it holds, so only longer ones are counted.
@@ -54,11 +52,3 @@ export const ContactRequest = z
 export type ContactRequest = z.output<typeof ContactRequest>;
 
 export const ContactResponse = z.object({ ok: z.boolean(), error: z.string().optional() }).meta({ id: 'ContactResponse', examples: [{ ok: true }] });
-
-// RFC 8941 sf-string-like key, as draft-ietf-httpapi-idempotency-key-header suggests: printable ASCII.
-export const IdempotencyKey = z
-  .string()
-  .regex(/^[\x21-\x7e]{1,255}$/)
-  .meta({
-    description: 'Makes retries safe: a repeat of a delivered request replays 200 without a second e-mail. 1-255 printable ASCII characters.',
-  });

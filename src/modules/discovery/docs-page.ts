@@ -103,7 +103,7 @@ export function docsRoutes(): RouteSpec[] {
       description: 'An HTML page (Swagger UI) that reads this OpenAPI document; every script and style it loads is served by this API.',
       tags: ['discovery'],
       responses: { 200: { description: 'The HTML page.', contentType: 'text/html', schema: z.string() } },
-      handler: () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers: pageHeaders }),
+      handler: async () => ({ status: 200, body: page, contentType: 'text/html; charset=utf-8', headers: pageHeaders }),
     }),
     assetRoute(styles, 'A style sheet of the API reference page'),
     ...scripts.map((script) => assetRoute(script, 'A script of the API reference page')),

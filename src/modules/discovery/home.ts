@@ -50,7 +50,7 @@ ${Object.values(links)
       tags: ['discovery'],
       cors: 'public',
       responses: { 200: { description: 'The links.', schema: Links, alternatives: [{ contentType: 'text/html', schema: z.string() }], headers: ['Vary'] } },
-      handler: ({ headers }) =>
+      handler: async ({ headers }) =>
         wantsHtml(headers.accept)
           ? { status: 200, body: html, contentType: 'text/html; charset=utf-8', headers: htmlHeaders }
           : { status: 200, body: json, contentType: 'application/json; charset=utf-8', headers: { vary: 'Accept', 'cache-control': 'no-cache' } },
@@ -64,7 +64,7 @@ ${Object.values(links)
       // An address people type, not an operation: OpenAPI paths carry no trailing slash.
       hidden: true,
       responses: { 308: { description: 'To /docs.', headers: ['Location'] } },
-      handler: () => ({ status: 308, headers: { location: `${publicUrl}/docs` } }),
+      handler: async () => ({ status: 308, headers: { location: `${publicUrl}/docs` } }),
     }),
   ];
 }

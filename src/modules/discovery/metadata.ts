@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { route, type RouteSpec } from '../../route-spec.js';
 import { cachedDocument } from './cached-document.js';
-import { LOCALES } from '../contact/schema.js';
+import { LOCALES } from '../shared/locales.js';
 import { AUTH_METHODS, GRANT_TYPES } from '../oauth/register.js';
 import { ALL_SCOPES } from '../oauth/scopes.js';
 import type { ProtectedResource } from '../oauth/oauth-deps.js';
@@ -63,7 +63,7 @@ export function discoveryRoutes(routes: () => readonly RouteSpec[], publicUrl: s
       cors: 'public',
       responses: { 200: { description: summary, schema: Metadata, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: document.prepare,
-      handler: ({ headers }) => document.reply(headers['if-none-match']),
+      handler: async ({ headers }) => document.reply(headers['if-none-match']),
     });
   };
   const resources = protectedResources(routes(), publicUrl);

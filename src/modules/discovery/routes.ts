@@ -26,7 +26,7 @@ export function openApiRoutes(settings: OpenApiSettings, allRoutes: () => readon
       cors: 'public',
       responses: { 200: { description: 'The OpenAPI document.', schema: OpenApiDocument, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: json.prepare,
-      handler: ({ headers }) => json.reply(headers['if-none-match']),
+      handler: async ({ headers }) => json.reply(headers['if-none-match']),
     });
   return [
     jsonRoute('/openapi.json', 'getOpenApi'),

@@ -60,7 +60,7 @@ export function serverCardRoutes(publicUrl: string): RouteSpec[] {
       cors: 'public',
       responses: { 200: { description: summary, contentType: mediaType, schema, headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } },
       prepare: document.prepare,
-      handler: ({ headers }) => document.reply(headers['if-none-match']),
+      handler: async ({ headers }) => document.reply(headers['if-none-match']),
     });
   };
   return [

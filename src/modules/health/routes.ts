@@ -23,7 +23,7 @@ export function healthRoutes(deps: HealthDeps): RouteSpec[] {
       summary: 'Liveness: 200 once the process listens',
       tags: ['operations'],
       responses: { 200: { description: 'The process is up.', schema: Status } },
-      handler: () => ({ status: 200, body: { status: 'ok' }, headers: { 'cache-control': 'no-store' } }),
+      handler: async () => ({ status: 200, body: { status: 'ok' }, headers: { 'cache-control': 'no-store' } }),
     }),
     route({
       method: 'GET',

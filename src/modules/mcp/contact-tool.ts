@@ -34,20 +34,10 @@ export interface ToolResult {
 }
 
 /**
- * The contact_service tool's callback: `args` checked against ContactToolInput, then sendContactTool.
- * A refusal (bad arguments, a quota, any AppError) is a result with isError, never thrown.
+ * The contact_service tool's callback, with `input` as the SDK validated it against ContactToolInput.
+ * A refusal (a quota, any AppError) is a result with isError, never thrown.
  */
-export async function callContactTool(deps: ContactDeps, args: unknown, caller: Caller): Promise<ToolResult> {
-  const parsed = ContactToolInput.safeParse(args);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => issue.message).join('; ');
-    return failure('invalid_request', `The inquiry was not sent: ${problems}.`);
-  }
-  return sendContactTool(deps, parsed.data, caller);
-}
-
-/** The tool with arguments already validated against ContactToolInput (the tools/call fast path). */
-export async function sendContactTool(deps: ContactDeps, input: ContactToolInput, caller: Caller): Promise<ToolResult> {
+export async function callContactTool(deps: ContactDeps, input: ContactToolInput, caller: Caller): Promise<ToolResult> {
   // D14: an inquiry is an inquiry whichever door it comes through. Anonymous callers draw on their address's
   // contact quota, shared with POST /api/contact; Bearer callers on their client's own.
   const throttled = caller.clientId === null ? await deps.limiter.hit('contact', { address: caller.remoteIp }) : await deps.limiter.hit('contact-client', { clientId: caller.clientId });

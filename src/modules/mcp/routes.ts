@@ -4,12 +4,12 @@ import { AppError } from '../../errors.js';
 import { publicOrigin } from '../../public-origin.js';
 import { route, type Reply, type RouteSpec } from '../../route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
-import { readIdempotencyKey } from '../contact/routes.js';
-import { sendContactTool, type Caller } from './contact-tool.js';
+import { readIdempotencyKey } from '../shared/idempotency-key.js';
+import { callContactTool, type Caller } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';
 import { lastSseMessage } from './sse.js';
-import { fastContactCall, fastToolsListEra, toolCallResponses, toolsListCache } from './fast-path/index.js';
+import { contactCall, contactCallResponse, toolsListCache, toolsListEra } from './shortcuts.js';
 
 export const MCP_SCOPE = 'mcp:invoke';
 
@@ -31,22 +31,15 @@ const JsonRpcError = z
 
 /**
  * POST /mcp: refuses a Host or Origin not allowed (D3) and batches, answers tools/list and contact_service
- * calls on fast paths and the rest through the SDK, always as JSON (D1).
+ * calls beside the SDK (shortcuts.ts) and the rest through it, always as JSON (D1).
  */
 export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteSpec[] {
   const handler = createPorticoMcpHandler(deps);
-  const toolsList = toolsListCache(handler.fetch, `${settings.publicUrl}/mcp`);
-  const { hosts } = publicOrigin(settings.publicUrl);
   const endpoint = `${settings.publicUrl}/mcp`;
-  const toolCallResponse = toolCallResponses(SERVER_INFO);
+  const toolsList = toolsListCache(handler.fetch, endpoint);
+  const { hosts } = publicOrigin(settings.publicUrl);
 
-  /** A contact_service call on its fast path; anything else through the SDK's handler. */
-  const callOrSdk = async (body: unknown, headers: RequestHeaders, caller: Caller): Promise<Reply> => {
-    const call = fastContactCall(body, headers);
-    if (call) {
-      const result = await sendContactTool(deps, call.arguments, caller);
-      return { status: 200, body: toolCallResponse(call, result), contentType: 'application/json' };
-    }
+  const throughSdk = async (body: unknown, headers: RequestHeaders, caller: Caller): Promise<Reply> => {
     const request = new Request(endpoint, { method: 'POST', headers: webHeaders(headers) });
     const response = await handler.fetch(request, { parsedBody: body }, caller);
     // D1: notifications answer 204 with no body (the SDK says 202, which its clients also accept).
@@ -83,8 +76,7 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
       cors: 'mcp',
       auth: { kind: 'optional-bearer', scope: MCP_SCOPE, insufficientScopeStatus: 403 },
       jsonRpc: true,
-      // Synchronous up to tools/list's answer: a cheap request costs no promise once that answer is captured.
-      handler({ body, headers, ip, principal }) {
+      async handler({ body, headers, ip, principal }) {
         // D3: a page on another site must not reach a local or internal server through DNS rebinding.
         const host = String(headers.host ?? '').toLowerCase();
         if (!hosts.has(host)) throw new AppError('forbidden', `Host ${host || '(none)'} is not this server`);
@@ -94,18 +86,17 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         }
         // D1: JSON-RPC batches are not part of the protocol since 2025-06-18.
         if (Array.isArray(body)) return jsonRpcError(400, -32600, 'JSON-RPC batches are not supported');
-        const era = fastToolsListEra(body, headers);
-        if (era) {
-          const answer = toolsList(era, (body as { id: string | number }).id);
-          return typeof answer === 'string' ? jsonReply(answer) : answer.then(jsonReply);
-        }
-        return callOrSdk(body, headers, { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) });
+        const era = toolsListEra(body, headers);
+        if (era) return { status: 200, body: await toolsList(era, (body as { id: string | number }).id), contentType: 'application/json' };
+        const caller = { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) };
+        const call = contactCall(body, headers);
+        if (call) return { status: 200, body: contactCallResponse(call, await callContactTool(deps, call.arguments, caller), SERVER_INFO), contentType: 'application/json' };
+        return throughSdk(body, headers, caller);
       },
     }),
   ];
 }
 
-const jsonReply = (body: string): Reply => ({ status: 200, body, contentType: 'application/json' });
 
 const jsonRpcError = (status: number, code: number, message: string) => ({
   status,

@@ -1,10 +1,10 @@
-// The fast paths (tools/list from a cached result, tools/call contact_service without a per-request
-// SDK server) answer byte for byte what the SDK itself answers, in both eras.
+// The requests answered beside the SDK (tools/list from its captured result, a contact_service call
+// without a per-request SDK server) get byte for byte what the SDK itself answers, in both eras.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contactDeps } from '../../src/deps.js';
 import { createPorticoMcpHandler } from '../../src/modules/mcp/mcp-handler.js';
 import { lastSseMessage } from '../../src/modules/mcp/sse.js';
-import { fastContactCall, fastToolsListEra } from '../../src/modules/mcp/fast-path/index.js';
+import { contactCall, toolsListEra } from '../../src/modules/mcp/shortcuts.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
 
 const ACCEPT = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
@@ -21,7 +21,7 @@ const CASES = [
   },
 ] as const;
 
-describe('the tools/list fast path', () => {
+describe("tools/list's cache", () => {
   let api: TestApp;
   beforeAll(async () => {
     api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
@@ -29,7 +29,7 @@ describe('the tools/list fast path', () => {
   afterAll(() => api.close());
 
   it.each(CASES)('answers a $era request with id $id exactly as the SDK does', async ({ era, headers, body }) => {
-    expect(fastToolsListEra(body, headers)).toBe(era);
+    expect(toolsListEra(body, headers)).toBe(era);
     const ours = await (await api.post('/mcp', body, headers)).text();
     const sdk = await createPorticoMcpHandler(contactDeps(api.deps)).fetch(new Request(`${api.url}/mcp`, { method: 'POST', headers }), { parsedBody: body });
     const text = await sdk.text();
@@ -47,7 +47,7 @@ describe('the tools/list fast path', () => {
     ['modern headers without _meta', { ...CASES[2].headers }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }],
     ['unknown _meta keys', { ...CASES[2].headers }, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...META, other: 1 } } }],
   ])('leaves a request with %s to the SDK', (_case, headers, body) => {
-    expect(fastToolsListEra(body, headers)).toBeUndefined();
+    expect(toolsListEra(body, headers)).toBeUndefined();
   });
 });
 
@@ -61,7 +61,7 @@ const CALLS = [
   },
 ] as const;
 
-describe('the tools/call fast path', () => {
+describe('a contact_service call beside the SDK', () => {
   let api: TestApp;
   beforeAll(async () => {
     api = await startApp({ RATE_LIMITS: 'off' }, { port: await freePort() });
@@ -69,7 +69,7 @@ describe('the tools/call fast path', () => {
   afterAll(() => api.close());
 
   it.each(CALLS)('answers a valid $era contact_service call exactly as the SDK does, and stores the inquiry', async ({ headers, body }) => {
-    expect(fastContactCall(body, headers)).toMatchObject({ id: body.id, arguments: body.params.arguments });
+    expect(contactCall(body, headers)).toMatchObject({ id: body.id, arguments: body.params.arguments });
     const ours = await (await api.post('/mcp', body, headers)).text();
     const sdk = await createPorticoMcpHandler(contactDeps(api.deps)).fetch(
       new Request(`${api.url}/mcp`, { method: 'POST', headers }),
@@ -96,6 +96,6 @@ describe('the tools/call fast path', () => {
     ['legacy params with _meta', CALLS[0].headers, { ...CALLS[0].body, params: { ...CALLS[0].body.params, _meta: { progressToken: 1 } } }],
     ['a null id', CALLS[0].headers, { ...CALLS[0].body, id: null }],
   ])('leaves a call with %s to the SDK', (_case, headers, body) => {
-    expect(fastContactCall(body, headers)).toBeUndefined();
+    expect(contactCall(body, headers)).toBeUndefined();
   });
 });

@@ -1,20 +1,16 @@
-// tools/list's cache: the SDK's answer is asked for once per era, and answered at once after that.
+// tools/list's cache: the SDK's answer is asked for once per era, and answered from then on.
 import { describe, expect, it } from 'vitest';
-import { toolsListCache } from './tools-list.js';
+import { toolsListCache } from './shortcuts.js';
 
 const ENDPOINT = 'http://127.0.0.1:8080/mcp';
 const sdkAnswer = (tools: unknown[]) => new Response(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { tools } }), { headers: { 'content-type': 'application/json' } });
 
 describe("tools/list's cache", () => {
-  it("asks the SDK once, then answers at once, as a string, with each caller's id", async () => {
+  it("asks the SDK once, then answers each caller with its own id", async () => {
     let asked = 0;
     const answer = toolsListCache(async () => (asked++, sdkAnswer([{ name: 'contact_service' }])), ENDPOINT);
-    const first = answer('legacy', 1);
-    expect(first).toBeInstanceOf(Promise);
-    expect(JSON.parse(await first)).toEqual({ result: { tools: [{ name: 'contact_service' }] }, jsonrpc: '2.0', id: 1 });
-    const second = answer('legacy', 'b');
-    expect(typeof second).toBe('string');
-    expect(JSON.parse(second as string)).toEqual({ result: { tools: [{ name: 'contact_service' }] }, jsonrpc: '2.0', id: 'b' });
+    expect(JSON.parse(await answer('legacy', 1))).toEqual({ result: { tools: [{ name: 'contact_service' }] }, jsonrpc: '2.0', id: 1 });
+    expect(JSON.parse(await answer('legacy', 'b'))).toEqual({ result: { tools: [{ name: 'contact_service' }] }, jsonrpc: '2.0', id: 'b' });
     expect(asked).toBe(1);
   });
 
