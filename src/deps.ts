@@ -4,8 +4,7 @@ import { pino, type Logger } from 'pino';
 import { LOG_BASE, logLines } from './adapters/log-lines.js';
 import { redisRateLimitStore } from './adapters/redis/rate-limit-store.js';
 import { openDatabase, openDatabaseToInspect, type Db } from './adapters/sql/database.js';
-import { sqlInquiryStore } from './adapters/sql/inquiry-store.js';
-import { sqlOAuthStore } from './adapters/sql/oauth-store.js';
+import { inquiryStore, oauthStore } from './adapters/stores.js';
 import { migrateToLatest, pendingMigrations } from './adapters/sql/migrations.js';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
@@ -99,7 +98,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     await db.destroy();
     throw error;
   }
-  const oauth = sqlOAuthStore(db);
+  const oauth = oauthStore(db);
   const sharedLimits = config.redisUrl ? redisRateLimitStore({ url: config.redisUrl, logger, keyPrefix: config.redisKeyPrefix }) : undefined;
   // Settles (never rejects) once the first connection attempt ends: no false "Redis is away" at start.
   await sharedLimits?.ready();
@@ -132,7 +131,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const outboxDir = options.outboxDir ?? OUTBOX_DIR;
   const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(outboxDir, dkim);
   const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
-  const inquiries = sqlInquiryStore(db);
+  const inquiries = inquiryStore(db);
   // prom-client loads only when metrics are asked for: it adds some 80 ms to a start.
   const prometheus = config.metrics ? (await import('./adapters/metrics/prometheus.js')).prometheusMetrics({ inquiries, clock }) : undefined;
   const metrics = prometheus ?? noMetrics;

@@ -1,7 +1,7 @@
 // `portico serve`: environment -> config -> deps -> listen, and a graceful shutdown on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { checkpointInBackground } from './adapters/sql/background-checkpoints.js';
+import { checkpointInBackground } from './adapters/sqlite/checkpoints.js';
 import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';
 import { deliverWaiting } from './modules/contact/redeliver.js';

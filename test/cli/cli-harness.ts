@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/adapters/sql/database.js';
-import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
+import { inquiryStore } from '../../src/adapters/stores.js';
 import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
 import type { NewInquiry } from '../../src/ports/inquiry-store.js';
 import { inquiry, startApp } from '../support/app.js';
@@ -108,7 +108,7 @@ export async function storeInquiries(space: Workspace, count: number, shape: (i:
   const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
   try {
     await migrateToLatest(db);
-    const store = sqlInquiryStore(db);
+    const store = inquiryStore(db);
     for (let first = 0; first < count; first += 500) {
       const indexes = Array.from({ length: Math.min(500, count - first) }, (_, j) => first + j);
       await Promise.all(

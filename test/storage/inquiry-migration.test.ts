@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
-import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
+import { inquiryStore } from '../../src/adapters/stores.js';
 import { migrateToLatest, migrateUpTo } from '../../src/adapters/sql/migrations.js';
 import type { Inquiry, NewInquiry } from '../../src/ports/inquiry-store.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
@@ -86,7 +86,7 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
 
       await migrateToLatest(db);
 
-      const store = sqlInquiryStore(db);
+      const store = inquiryStore(db);
       for (const earlier of EARLIER) expect(await store.get(earlier.id)).toEqual(earlier);
       expect((await store.listStalled(NOW - 60_000, 10)).map((i) => i.id)).toEqual([EARLIER[2]!.id]);
       expect(await store.listDue(NOW, 10)).toEqual([]);
@@ -115,7 +115,7 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
 
       await migrateToLatest(db);
 
-      const store = sqlInquiryStore(db);
+      const store = inquiryStore(db);
       expect(await store.idsMatching({ email: 'privacy.case@example.com' }, 10)).toEqual(['earlier-1200', 'earlier-1201', 'earlier-1202']);
       expect(await store.count({ email: 'VISITOR7@example.com' })).toBe(1);
       expect((await store.get('earlier-1202'))?.email).toBe(typed[2]);

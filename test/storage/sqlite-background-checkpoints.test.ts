@@ -1,4 +1,4 @@
-// src/adapters/sql/background-checkpoints.ts: a serving node's SQLite checkpoints run on a thread of
+// src/adapters/sqlite/checkpoints.ts: a serving node's SQLite checkpoints run on a thread of
 // their own, never in a commit on the event loop. A page reaches the database file only when a
 // checkpoint copies it there from the write-ahead log, so the file's size tells who checkpointed.
 import { existsSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkpointInBackground } from '../../src/adapters/sql/background-checkpoints.js';
+import { checkpointInBackground } from '../../src/adapters/sqlite/checkpoints.js';
 import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
 import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
 

@@ -1,4 +1,4 @@
-// src/adapters/sql/sqlite-direct.ts: on SQLite the hot statements bypass Kysely and their writes are
+// src/adapters/sqlite/direct.ts: on SQLite the hot statements bypass Kysely and their writes are
 // committed in groups. Each write must still settle on its own, and none may slip into (or be rolled
 // back with) a transaction Kysely holds open across an await.
 import { once } from 'node:events';
@@ -11,9 +11,8 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
-import { sqlInquiryStore } from '../../src/adapters/sql/inquiry-store.js';
+import { inquiryStore, oauthStore } from '../../src/adapters/stores.js';
 import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
-import { sqlOAuthStore } from '../../src/adapters/sql/oauth-store.js';
 import type { Client, Token } from '../../src/ports/oauth-store.js';
 import type { NewInquiry } from '../../src/ports/inquiry-store.js';
 
@@ -80,7 +79,7 @@ describe('SQLite group commit', () => {
     const other = new SQLite(join(dir, 'portico.sqlite'));
     try {
       other.exec('begin immediate');
-      const store = sqlInquiryStore(db);
+      const store = inquiryStore(db);
       const stored = store.create(inquiry('while-locked'));
       // Timers still fire while the write waits: SQLite's busy handler would have slept in this thread.
       const started = performance.now();
@@ -99,18 +98,18 @@ describe('SQLite group commit', () => {
     try {
       other.exec('begin immediate');
       const started = performance.now();
-      await expect(sqlInquiryStore(db).create(inquiry('never'))).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      await expect(inquiryStore(db).create(inquiry('never'))).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
       expect(performance.now() - started).toBeGreaterThanOrEqual(4_900);
       other.exec('rollback');
-      expect(await sqlInquiryStore(db).get('never')).toBeUndefined();
+      expect(await inquiryStore(db).get('never')).toBeUndefined();
     } finally {
       other.close();
     }
   }, 10_000);
 
   it("leaves the other statements waiting for another process's lock as busy_timeout says: a registration waits out a brief lock", async () => {
-    const oauth = sqlOAuthStore(db);
-    await sqlInquiryStore(db).create(inquiry('committed-in-a-group'));
+    const oauth = oauthStore(db);
+    await inquiryStore(db).create(inquiry('committed-in-a-group'));
     // Another thread holds the write lock for 50 ms: this one's statement sleeps in SQLite's busy handler meanwhile.
     const holder = new Worker(
       `const { parentPort, workerData } = require('node:worker_threads');
@@ -132,7 +131,7 @@ describe('SQLite group commit', () => {
   });
 
   it('settles each write of a group on its own: a duplicate key fails alone, the rest are stored', async () => {
-    const oauth = sqlOAuthStore(db);
+    const oauth = oauthStore(db);
     await oauth.createClient(client);
     await oauth.saveTokens([token('key-0')]);
     const results = await Promise.allSettled(['key-1', 'key-0', 'key-2', 'key-3'].map((key) => oauth.saveTokens([token(key)])));
@@ -141,7 +140,7 @@ describe('SQLite group commit', () => {
   });
 
   it('saves an access and a refresh token together or not at all', async () => {
-    const oauth = sqlOAuthStore(db);
+    const oauth = oauthStore(db);
     await oauth.createClient(client);
     await oauth.saveTokens([token('taken')]);
     const refresh = { ...token('taken'), kind: 'refresh' as const };
@@ -150,7 +149,7 @@ describe('SQLite group commit', () => {
   });
 
   it('tells each of two concurrent inquiries with one Idempotency-Key whether it was the one stored', async () => {
-    const inquiries = sqlInquiryStore(db);
+    const inquiries = inquiryStore(db);
     const created = await Promise.all([inquiries.create(inquiry('id-1', 'same')), inquiries.create(inquiry('id-2', 'same')), inquiries.create(inquiry('id-3'))]);
     expect(created).toEqual([true, false, true]);
     expect(await inquiries.get('id-2')).toBeUndefined();
@@ -161,7 +160,7 @@ describe('SQLite group commit', () => {
   });
 
   it('commits a write made while a transaction is open after it, not inside it: its rollback keeps the write', async () => {
-    const oauth = sqlOAuthStore(db);
+    const oauth = oauthStore(db);
     await oauth.createClient(client);
     let saved: Promise<boolean> | undefined;
     const rolledBack = db.transaction().execute(async (trx) => {
@@ -177,7 +176,7 @@ describe('SQLite group commit', () => {
   });
 
   it('answers a read made while a transaction is open from committed data only', async () => {
-    const oauth = sqlOAuthStore(db);
+    const oauth = oauthStore(db);
     await oauth.createClient(client);
     let seen: Promise<Client | undefined> | undefined;
     const rolledBack = db.transaction().execute(async (trx) => {

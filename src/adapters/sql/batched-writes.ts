@@ -1,5 +1,5 @@
 // Group commit for the Kysely path (PostgreSQL): writes issued in the same turn of the event loop share
-// one multi-row statement and one commit. SQLite has its own, in sqlite-direct.ts.
+// one multi-row statement and one commit. SQLite has its own, in ../sqlite/direct.ts.
 
 const MAX_ROWS_PER_STATEMENT = 500;
 

@@ -7,7 +7,7 @@ import { ConfigError, type Database } from '../../config.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { openPostgres } from './postgres.js';
 import type { Db, Tables } from './schema.js';
-import { registerSqliteHandle } from './sqlite-direct.js';
+import { registerSqliteHandle } from '../sqlite/direct.js';
 
 export type { Db };
 
@@ -65,7 +65,7 @@ export function openDatabase(database: Database): Db {
   sqlite.pragma('cache_size = -4000');
   const cached = withStatementCache(sqlite);
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: cached }) });
-  // The direct hot path (sqlite-direct.ts) prepares through the same cache.
+  // The direct hot path (../sqlite/direct.ts) prepares through the same cache.
   registerSqliteHandle(db, sqlite, cached.prepare);
   return db;
 }

@@ -4,21 +4,20 @@ import type { Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, Ne
 import { normalizeEmail } from '../../ports/normalize-email.js';
 import type { Db } from './database.js';
 import { fillNormalizedEmails } from './normalized-emails.js';
-import { directSqlite, type DirectSqlite } from './sqlite-direct.js';
 import type { InquiriesTable, Tables } from './schema.js';
 
 /**
- * InquiryStore over Kysely. On SQLite the contact path's writes and the deletions run as direct statements,
- * committed in groups (sqlite-direct.ts).
+ * InquiryStore over Kysely, on either engine. A node on SQLite uses ../sqlite/inquiry-store.ts, which runs
+ * the contact path's writes and the deletions as direct statements, committed in groups.
  */
 export function sqlInquiryStore(db: Db): InquiryStore {
   const store: InquiryStore = {
-    // PostgreSQL's; SQLite inserts on its hot path below, against its partial unique index.
     async create(inquiry: NewInquiry, claimAt?: number) {
       const result = await db
         .insertInto('inquiries')
         .values(toRow(inquiry, claimAt))
-        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        // The predicate names SQLite's partial unique index (migration 0003); PostgreSQL's full one satisfies it too.
+        .onConflict((oc) => oc.column('idempotency_key').where('idempotency_key', 'is not', null).doNothing())
         .executeTakeFirst();
       return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
     },
@@ -156,14 +155,7 @@ export function sqlInquiryStore(db: Db): InquiryStore {
       await sql`select 1`.execute(db);
     },
   };
-  const direct = directSqlite(db);
-  if (!direct) return store;
-  return Object.assign(store, sqliteHotPath(direct), {
-    // The WAL still holds the pages as they were before the deletion: copy the new ones into the file and empty it.
-    dropDeletedCopies: async () => {
-      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
-    },
-  });
+  return store;
 }
 
 /** The filter as a WHERE clause. */
@@ -183,38 +175,6 @@ const STATUS_IS: Record<InquiryStatus, RawBuilder<boolean>> = {
   spam: sql`status = 'spam'`,
 };
 
-// The columns of an inquiry's insert on SQLite's hot path, bound by position (faster than by name).
-const INSERT_COLUMNS = Object.keys(toRow({ email: '' } as NewInquiry));
-// Built once: the statement cache finds a statement by its text, and a string made anew is hashed anew.
-const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
-const MARK_SENT_SQL =
-  "update inquiries set status = 'sent', sent_at = ?, message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = null, next_attempt_at = null where id = ?";
-const MARK_FAILED_SQL = "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
-
-// Deleting an inquiry touches a page of each of its indexes: ten rows a commit keep each of the retention
-// job's turns on the node's event loop short, and each of a purge's holds on the write lock.
-const DELETES_PER_WRITE = 10;
-
-/**
- * The contact endpoint's writes on SQLite, run directly and committed in groups (sqlite-direct.ts); and
- * deletions, so that a purge beside a serving node asks for the write lock as often as the node does.
- */
-function sqliteHotPath(direct: DirectSqlite): Pick<InquiryStore, 'create' | 'markSent' | 'markFailed' | 'deleteIds'> {
-  return {
-    async deleteIds(ids) {
-      let deleted = 0;
-      for (let i = 0; i < ids.length; i += DELETES_PER_WRITE) {
-        const chunk = ids.slice(i, i + DELETES_PER_WRITE);
-        deleted += await direct.write(() => direct.statement(`delete from inquiries where id in (${chunk.map(() => '?').join(', ')})`).run(...chunk).changes);
-      }
-      return deleted;
-    },
-    create: (inquiry, claimAt) => direct.write(() => direct.statement(INSERT_SQL).run(...Object.values(toRow(inquiry, claimAt))).changes === 1),
-    markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),
-    markFailed: (id, _at, failure) => direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),
-  };
-}
-
 /** A channel's outcome is written once it exists, and never erased by a later attempt that did not redo it. */
 function keep(eb: ExpressionBuilder<Tables, 'inquiries'>, delivered: Delivered) {
   return {
@@ -224,7 +184,7 @@ function keep(eb: ExpressionBuilder<Tables, 'inquiries'>, delivered: Delivered) 
 }
 
 /** The row of a new inquiry; `claimAt` when its first delivery attempt is claimed with the insert. */
-function toRow(inquiry: NewInquiry, claimAt?: number) {
+export function toRow(inquiry: NewInquiry, claimAt?: number) {
   return {
     id: inquiry.id,
     created_at: inquiry.createdAt,

@@ -7,8 +7,6 @@ import type { Db } from './database.js';
 import { heldClients } from './held-clients.js';
 import { preparedAs } from './prepared-statements.js';
 import { clientFromRow, clientToRow, grantToRow, TOKEN_COLUMNS_TEXT, tokenFromRow, tokenToRow } from './oauth-rows.js';
-import { sqliteOAuthHotPath } from './oauth-store-sqlite.js';
-import { directSqlite } from './sqlite-direct.js';
 import type { OAuthClientsTable, OAuthTokensTable, Tables } from './schema.js';
 
 // Deletes run in batches so a large purge never holds the (single-threaded) database for long.
@@ -17,8 +15,9 @@ const PURGE_BATCH = 500;
 const TOKEN_COLUMNS = sql.raw(TOKEN_COLUMNS_TEXT);
 
 /**
- * OAuthStore over Kysely. On PostgreSQL clients are held in memory and token writes share commits; on SQLite
- * the token endpoint's and the Bearer check's statements run directly (oauth-store-sqlite.ts).
+ * OAuthStore over Kysely, as a node on PostgreSQL runs it: clients held in memory, and the token writes of
+ * one event-loop turn in one statement (PostgreSQL's own: unnest and a key-share lock). A node on SQLite
+ * runs ../sqlite/oauth-store.ts, which takes these methods but for its own direct statements.
  */
 export function sqlOAuthStore(db: Db): OAuthStore {
   const revokeGrantIn = async (trx: Transaction<Tables>, grantId: string, now: number) => {
@@ -254,6 +253,5 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       await sql`select 1`.execute(db);
     },
   };
-  const direct = directSqlite(db);
-  return direct ? Object.assign(store, sqliteOAuthHotPath(direct, { ...store })) : store;
+  return store;
 }

@@ -5,7 +5,7 @@
 // process's writes that can end a token or a client empty the cache, and another connection's
 // commits are seen through PRAGMA data_version, read again once a millisecond has passed.
 import type { Client, Token } from '../../ports/oauth-store.js';
-import type { DirectSqlite } from './sqlite-direct.js';
+import type { DirectSqlite } from './direct.js';
 
 // A bound on memory, not a working set: a node sees a few live tokens per active client.
 const MAX_ROWS = 10_000;

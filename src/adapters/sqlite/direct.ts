@@ -2,7 +2,7 @@
 // connection hand-off cost more than the statement (docs/performance.md, "SQLite's hot path").
 // Both stores keep their Kysely statements for PostgreSQL and for everything off the hot path.
 import type SQLite from 'better-sqlite3';
-import type { Db } from './schema.js';
+import type { Db } from '../sql/schema.js';
 
 export type Handle = SQLite.Database;
 

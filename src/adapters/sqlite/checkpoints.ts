@@ -6,8 +6,8 @@
 // (sqlite.org/wal.html#checkpointing, sqlite.org/c3ref/wal_checkpoint_v2.html).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Db } from './database.js';
-import { sqliteHandle } from './sqlite-direct.js';
+import type { Db } from '../sql/database.js';
+import { sqliteHandle } from './direct.js';
 
 const CHECKPOINT_INTERVAL_MS = 250;
 /** SQLite's own default, restored on the node's connection when the thread stops for any reason but stop(). */

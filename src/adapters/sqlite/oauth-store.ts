@@ -1,25 +1,26 @@
-// The OAuth store's hot statements on SQLite (token endpoint and Bearer check), run directly on
-// better-sqlite3 (sqlite-direct.ts); everything else stays in oauth-store.ts on Kysely.
+// The OAuth store on SQLite: the token endpoint's and the Bearer check's statements run directly on
+// better-sqlite3 (direct.ts), with active access tokens and clients served from memory
+// (oauth-row-cache.ts); everything else is the portable Kysely store's (../sql/oauth-store.ts).
 import type { Selectable } from 'kysely';
 import { isMetadataDocumentClientId, type OAuthStore } from '../../ports/oauth-store.js';
+import type { Db } from '../sql/database.js';
+import { sqlOAuthStore } from '../sql/oauth-store.js';
+import { clientFromRow, TOKEN_COLUMNS_TEXT, tokenFromRow } from '../sql/oauth-rows.js';
+import type { OAuthClientsTable, OAuthTokensTable } from '../sql/schema.js';
+import type { DirectSqlite } from './direct.js';
 import { oauthRowCache } from './oauth-row-cache.js';
-import { clientFromRow, TOKEN_COLUMNS_TEXT, tokenFromRow } from './oauth-rows.js';
-import type { OAuthClientsTable, OAuthTokensTable } from './schema.js';
-import type { DirectSqlite } from './sqlite-direct.js';
 
 // Thrown inside the write to roll back a pair whose client is gone; never leaves saveTokens.
 const CLIENT_GONE = new Error('the client was deleted');
 
-// Not rotateRefresh: it changes refresh tokens only (used, superseded), which are never held, and ends
-// no access token; a replay that does revokes the grant, which empties the cache.
-type Overridden = 'getClient' | 'touchClient' | 'saveTokens' | 'getToken' | 'revokeGrant' | 'revokeToken' | 'deleteClient' | 'purgeExpired';
-
 /**
- * The token endpoint's and the Bearer check's statements on SQLite, run directly (sqlite-direct.ts),
- * with active access tokens and clients served from memory (oauth-row-cache.ts): `store`'s writes
- * that can end a token or a client are wrapped to empty the cache.
+ * The OAuth store on an SQLite database: the portable store's methods, but for the hot reads and writes
+ * run directly, and the portable writes that can end a token or a client wrapped to empty the cache.
+ * Not rotateRefresh: it changes refresh tokens only (used, superseded), which are never held, and ends
+ * no access token; a replay that does revokes the grant, which empties the cache.
  */
-export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pick<OAuthStore, Overridden> {
+export function sqliteOAuthStore(db: Db, direct: DirectSqlite): OAuthStore {
+  const portable = sqlOAuthStore(db);
   const cache = oauthRowCache(direct);
   // Emptied before the write starts and again once it has committed: a row read in between is
   // dropped before the write's caller hears that it is done.
@@ -41,6 +42,7 @@ export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pic
   const insertRegisteredToken = () =>
     direct.statement(`insert into oauth_tokens (${TOKEN_COLUMNS_TEXT}) select ?, ?, ?, ?, ?, ?, ?, ?, ?, ? where exists (select 1 from oauth_clients where client_id = ?)`);
   return {
+    ...portable,
     getClient(clientId) {
       const held = cache.client(clientId);
       if (held) return Promise.resolve(held);
@@ -85,9 +87,9 @@ export function sqliteOAuthHotPath(direct: DirectSqlite, store: OAuthStore): Pic
         return token;
       });
     },
-    revokeGrant: clearing(store.revokeGrant),
-    revokeToken: clearing(store.revokeToken),
-    deleteClient: clearing(store.deleteClient),
-    purgeExpired: clearing(store.purgeExpired),
+    revokeGrant: clearing(portable.revokeGrant),
+    revokeToken: clearing(portable.revokeToken),
+    deleteClient: clearing(portable.deleteClient),
+    purgeExpired: clearing(portable.purgeExpired),
   };
 }

@@ -1,0 +1,46 @@
+// The inquiry store on SQLite: the contact path's writes and the deletions run directly on better-sqlite3
+// (direct.ts); everything else is the portable Kysely store's (../sql/inquiry-store.ts).
+import { sql } from 'kysely';
+import type { InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import type { Db } from '../sql/database.js';
+import { sqlInquiryStore, toRow } from '../sql/inquiry-store.js';
+import type { DirectSqlite } from './direct.js';
+
+// The columns of an inquiry's insert on SQLite's hot path, bound by position (faster than by name).
+const INSERT_COLUMNS = Object.keys(toRow({ email: '' } as NewInquiry));
+// Built once: the statement cache finds a statement by its text, and a string made anew is hashed anew.
+const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
+const MARK_SENT_SQL =
+  "update inquiries set status = 'sent', sent_at = ?, message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = null, next_attempt_at = null where id = ?";
+const MARK_FAILED_SQL = "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
+
+// Deleting an inquiry touches a page of each of its indexes: ten rows a commit keep each of the retention
+// job's turns on the node's event loop short, and each of a purge's holds on the write lock.
+const DELETES_PER_WRITE = 10;
+
+/**
+ * The inquiry store on an SQLite database: the portable store's methods, but for the contact path's
+ * writes, run directly and committed in groups (direct.ts), and deletions, so that a purge beside a
+ * serving node asks for the write lock as often as the node does.
+ */
+export function sqliteInquiryStore(db: Db, direct: DirectSqlite): InquiryStore {
+  const portable = sqlInquiryStore(db);
+  return {
+    ...portable,
+    async deleteIds(ids) {
+      let deleted = 0;
+      for (let i = 0; i < ids.length; i += DELETES_PER_WRITE) {
+        const chunk = ids.slice(i, i + DELETES_PER_WRITE);
+        deleted += await direct.write(() => direct.statement(`delete from inquiries where id in (${chunk.map(() => '?').join(', ')})`).run(...chunk).changes);
+      }
+      return deleted;
+    },
+    create: (inquiry, claimAt) => direct.write(() => direct.statement(INSERT_SQL).run(...Object.values(toRow(inquiry, claimAt))).changes === 1),
+    markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),
+    markFailed: (id, _at, failure) => direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),
+    // The WAL still holds the pages as they were before the deletion: copy the new ones into the file and empty it.
+    dropDeletedCopies: async () => {
+      await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);
+    },
+  };
+}
