@@ -10,6 +10,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY tools/precompress.mjs ./tools/
 RUN npm run build
 
 # The packages the server runs with, and nothing else; better-sqlite3 is compiled for this image

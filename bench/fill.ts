@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { copyPath } from '../src/adapters/mail/outbox-mailer.js';
 import { openDatabase, type Db } from '../src/adapters/sql/database.js';
 import { migrateToLatest } from '../src/adapters/sql/migrations.js';
-import type { Database } from '../src/config.js';
+import type { Database } from '../src/config/config.js';
 import { cryptoRandom, uuidV7 } from '../src/ports/random.js';
 
 const DAY_MS = 86_400_000;

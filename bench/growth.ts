@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Database } from '../src/config.js';
+import type { Database } from '../src/config/config.js';
 import { freshPostgresDatabase } from './distributed.js';
 import { fill } from './fill.js';
 import { openDatabase, type Db } from '../src/adapters/sql/database.js';

@@ -2,7 +2,7 @@
 // sink: `node --import tsx bench/mail-throughput.ts SMTP_URL SECONDS`, pinned by the caller; prints
 // one JSON line. Informational: the mail-sending scenarios can go no faster than this.
 import { smtpMailer } from '../src/adapters/mail/smtp-mailer.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { composeInquiryEmail } from '../src/modules/contact/email.js';
 
 const [smtpUrl, secondsArg] = process.argv.slice(2);

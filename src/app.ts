@@ -8,7 +8,7 @@ import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { accessLog, trustsPeer, type ProxyTrust } from './http/request-log.js';
 import { addressKey } from './http/rate-limit-key.js';
-import { oncePerWindow } from './once-per-window.js';
+import { oncePerWindow } from './modules/shared/once-per-window.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
@@ -20,10 +20,10 @@ import { oauthRoutes } from './modules/oauth/routes.js';
 import { embedRoutes } from './modules/contact-form/embed-routes.js';
 import { homeRoutes } from './modules/discovery/home.js';
 import { healthRoutes } from './modules/health/routes.js';
-import type { RouteSpec } from './route-spec.js';
+import type { RouteSpec } from './modules/shared/route-spec.js';
 import { warnOnAliases } from './http/alias-warning.js';
-import { publicOrigin } from './public-origin.js';
-import type { TrustProxy } from './config.js';
+import { publicOrigin } from './modules/shared/public-origin.js';
+import type { TrustProxy } from './config/config.js';
 
 /**
  * Slowloris and stalled clients: a whole request may take 30 s (the slowest path waits on siteverify

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { pino } from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config/config.js';
 import { AppError } from './errors.js';
 import { buildDeps, type Deps } from './deps.js';
 import { yieldCpuToServers } from './commands/background-priority.js';

@@ -13,7 +13,7 @@ import { sqlJobLeases } from './adapters/sql/job-leases.js';
 import { smtpMailer } from './adapters/mail/smtp-mailer.js';
 import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
-import { isTurnstileTestSecret, type Config } from './config.js';
+import { isTurnstileTestSecret, type Config } from './config/config.js';
 import { memoryCounters } from './adapters/memory-counters.js';
 import { storeRateLimiter } from './http/store-rate-limiter.js';
 import { Admission, type AdmissionLimits } from './modules/contact/admission.js';

@@ -1,6 +1,6 @@
 // `portico serve`: environment -> config -> deps -> listen, and a graceful shutdown on SIGTERM/SIGINT.
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { checkpointInBackground } from './adapters/sqlite/checkpoints.js';
 import { startBackgroundJobs } from './background-jobs.js';
 import { buildDeps, contactDeps } from './deps.js';

@@ -2,9 +2,9 @@
 // nothing (no database or folder made, no migration applied), so it can run before an upgrade's backup.
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { inspectDeployment, OUTBOX_DIR } from '../deps.js';
-import { publicOrigin } from '../public-origin.js';
+import { publicOrigin } from '../modules/shared/public-origin.js';
 import { CliError, type Output } from './output.js';
 import { openToOthers } from './permissions.js';
 

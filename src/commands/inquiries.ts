@@ -1,7 +1,7 @@
 // `portico inquiries list|resend|purge`: the team's view of stored inquiries.
 import { contactDeps, type Deps } from '../deps.js';
-import { MAX_RETENTION_DAYS } from '../config-retention.js';
-import { durationMs } from '../durations.js';
+import { MAX_RETENTION_DAYS } from '../config/retention.js';
+import { durationMs } from '../config/durations.js';
 import { deliver } from '../modules/contact/delivery.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
 import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';

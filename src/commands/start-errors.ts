@@ -1,5 +1,5 @@
 // What `portico` says when it cannot start or reach a store: one line naming the resource and the fix.
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { AppError } from '../errors.js';
 import { CliError } from './output.js';
 

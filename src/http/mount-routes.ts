@@ -3,10 +3,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandle
 import type * as z from 'zod';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
-import type { LimitName, RateLimits } from '../rate-limits.js';
-import type { BodyType, Reply, RequestInput, RouteSpec } from '../route-spec.js';
+import type { LimitName, RateLimits } from '../config/rate-limits.js';
+import type { BodyType, Reply, RequestInput, RouteSpec } from '../modules/shared/route-spec.js';
 import { verifyBearer } from './bearer.js';
-import type { PublicOrigin } from '../public-origin.js';
+import type { PublicOrigin } from '../modules/shared/public-origin.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 import type { InFlight } from './in-flight.js';
 import { logRoute } from './request-log.js';

@@ -3,7 +3,7 @@
 // every answer, and refused with 429 and Retry-After (RFC 6585 section 4) once spent.
 import type { onRequestHookHandler } from 'fastify';
 import { AppError } from '../errors.js';
-import { policyHeader, type Limit, type LimitName } from '../rate-limits.js';
+import { policyHeader, type Limit, type LimitName } from '../config/rate-limits.js';
 import { addressLimitKey } from './rate-limit-key.js';
 import type { CounterStore } from '../ports/rate-limiter.js';
 

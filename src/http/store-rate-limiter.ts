@@ -1,7 +1,7 @@
 // The RateLimiter port over the counters the routes' rate limits use (memory, or Redis shared by
 // every node): the same keys, so a limit counted here and on its route is one limit.
 import type { CounterStore, RateLimiter } from '../ports/rate-limiter.js';
-import type { RateLimits } from '../rate-limits.js';
+import type { RateLimits } from '../config/rate-limits.js';
 import { addressLimitKey } from './rate-limit-key.js';
 
 /**

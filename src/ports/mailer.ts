@@ -1,5 +1,5 @@
 // Sending one message; adapters are SMTP (nodemailer's pool) and the development outbox folder.
-import type { MailAddress } from '../config.js';
+import type { MailAddress } from '../config/config.js';
 
 export interface MailMessage {
   from: MailAddress;

@@ -1,6 +1,6 @@
 // Counting against a rate limit from inside a module: an inquiry through the MCP tool draws on the same
 // quota as one through POST /api/contact (D14), in the same counters as the routes' own limits.
-import type { LimitName } from '../rate-limits.js';
+import type { LimitName } from '../config/rate-limits.js';
 
 export interface Throttled {
   retryAfterSeconds: number;

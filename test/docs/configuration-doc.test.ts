@@ -2,7 +2,7 @@
 // neither names a setting that is not read.
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { ROOT, section } from './shell-blocks.js';
 
 /** The names loadConfig asks its environment for, given `values`. */

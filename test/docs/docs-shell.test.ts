@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { makeCertificate } from '../support/smtp-tls.js';
 import { freePort, inquiry, startApp, type TestApp } from '../support/app.js';
 import { documents, ROOT, runnable, shellBlocks, type ShellBlock } from './shell-blocks.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { outboxMailer } from '../../src/adapters/mail/outbox-mailer.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { Mailer } from '../../src/ports/mailer.js';
 import { mailMessage as message } from '../support/mail-message.js';
 import { mailerFromSettings } from '../support/smtp-mailer.js';

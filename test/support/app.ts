@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, HTTP_TIMEOUTS } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { buildDeps, type Deps, type DepsOptions } from '../../src/deps.js';
 import { checkResponsesAgainstDocument } from './openapi-contract.js';
 

@@ -1,6 +1,6 @@
 // smtpMailer as portico serve builds it, from SMTP_* settings, for the mail tests that drive it directly.
 import { smtpMailer } from '../../src/adapters/mail/smtp-mailer.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import type { Mailer } from '../../src/ports/mailer.js';
 
 const quiet = { debug() {}, warn() {} };

@@ -2,7 +2,7 @@
 import type { Address } from 'nodemailer/lib/mailer';
 import type Mail from 'nodemailer/lib/mailer';
 import { encodeWord } from 'nodemailer/lib/mime-funcs';
-import type { MailAddress } from '../../config.js';
+import type { MailAddress } from '../../config/config.js';
 import type { MailMessage } from '../../ports/mailer.js';
 
 // A word that begins with "=?" is read as an RFC 2047 encoded-word by mail clients, even in a quoted

@@ -5,7 +5,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import nodemailer from 'nodemailer';
-import type { DkimSettings } from '../../config-mail.js';
+import type { DkimSettings } from '../../config/mail.js';
 import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { nodemailerOptions } from './nodemailer-message.js';

@@ -1,8 +1,8 @@
-// Mail through the operator's relay: nodemailer's pooled SMTP transport, with the settings of config-mail.ts.
+// Mail through the operator's relay: nodemailer's pooled SMTP transport, with the settings of config/mail.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import nodemailer from 'nodemailer';
 import type { SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
-import type { DkimSettings, SmtpSettings } from '../../config-mail.js';
+import type { DkimSettings, SmtpSettings } from '../../config/mail.js';
 import { MailDeliveryError, type Mailer, type MailMessage } from '../../ports/mailer.js';
 import { nodemailerOptions } from './nodemailer-message.js';
 

@@ -3,7 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type SqliteDatabase } from 'kysely';
-import { ConfigError, type Database } from '../../config.js';
+import { ConfigError, type Database } from '../../config/config.js';
 import { PRIVATE_FILE, PRIVATE_FOLDER } from '../private-files.js';
 import { openPostgres } from './postgres.js';
 import type { Db, Tables } from './schema.js';

@@ -1,7 +1,7 @@
 // The webhook channel as the Standard Webhooks specification signs it: webhook-id, webhook-timestamp and
 // webhook-signature "v1,<base64 HMAC-SHA256 of id.timestamp.body>" with the whsec_ secret's bytes.
 import { createHmac } from 'node:crypto';
-import type { WebhookSettings } from '../../config-mail.js';
+import type { WebhookSettings } from '../../config/mail.js';
 import type { Clock } from '../../ports/clock.js';
 import { WebhookDeliveryError, type WebhookSender } from '../../ports/webhook.js';
 

@@ -1,6 +1,6 @@
 // The e-mail the team receives for one inquiry: fixed From, the submitter as Reply-To, labels in the inquiry's locale.
 import { domainToASCII } from 'node:url';
-import type { AppEnv, MailAddress } from '../../config.js';
+import type { AppEnv, MailAddress } from '../../config/config.js';
 import type { NewInquiry } from '../../ports/inquiry-store.js';
 import type { MailMessage } from '../../ports/mailer.js';
 import { TEAM_EMAIL } from './email-i18n.js';

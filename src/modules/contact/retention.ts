@@ -1,6 +1,6 @@
 // The retention job: inquiries past INQUIRY_RETENTION and spam past SPAM_RETENTION are deleted with
 // their outbox copies, by one node at a time (a lease in the shared database).
-import type { RetentionSettings } from '../../config-retention.js';
+import type { RetentionSettings } from '../../config/retention.js';
 import type { Clock } from '../../ports/clock.js';
 import type { JobLeases } from '../../ports/job-leases.js';
 import { forgetInquiries, type ForgetDeps } from './forget.js';

@@ -1,6 +1,6 @@
 // The contact routes: POST /api/contact (its CORS preflight is derived from `cors`).
 import { IdempotencyKey, readIdempotencyKey } from '../shared/idempotency-key.js';
-import { route, type RouteSpec } from '../../route-spec.js';
+import { route, type RouteSpec } from '../shared/route-spec.js';
 import { ContactRequest, ContactResponse } from './schema.js';
 import { submitInquiry, type ContactDeps } from './submit.js';
 

@@ -1,8 +1,8 @@
 // The OpenAPI 3.1.0 document, derived from the route tables so that it cannot drift from them.
 import * as z from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../errors.js';
-import { policyHeader, type RateLimits } from '../../rate-limits.js';
-import type { ResponseDoc, RouteSpec } from '../../route-spec.js';
+import { policyHeader, type RateLimits } from '../../config/rate-limits.js';
+import type { ResponseDoc, RouteSpec } from '../shared/route-spec.js';
 import { SCOPES } from '../oauth/scopes.js';
 
 export interface OpenApiSettings {

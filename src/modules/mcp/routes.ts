@@ -1,8 +1,8 @@
 // POST /mcp: DNS-rebinding defence (D3), Bearer with mcp:invoke optional, then the SDK's handler; JSON out (D1).
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
-import { publicOrigin } from '../../public-origin.js';
-import { route, type Reply, type RouteSpec } from '../../route-spec.js';
+import { publicOrigin } from '../shared/public-origin.js';
+import { route, type Reply, type RouteSpec } from '../shared/route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
 import { readIdempotencyKey } from '../shared/idempotency-key.js';
 import { callContactTool, type Caller } from './contact-tool.js';
@@ -96,7 +96,6 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
     }),
   ];
 }
-
 
 const jsonRpcError = (status: number, code: number, message: string) => ({
   status,

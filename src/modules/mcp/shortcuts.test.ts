@@ -6,7 +6,7 @@ const ENDPOINT = 'http://127.0.0.1:8080/mcp';
 const sdkAnswer = (tools: unknown[]) => new Response(JSON.stringify({ jsonrpc: '2.0', id: 0, result: { tools } }), { headers: { 'content-type': 'application/json' } });
 
 describe("tools/list's cache", () => {
-  it("asks the SDK once, then answers each caller with its own id", async () => {
+  it('asks the SDK once, then answers each caller with its own id', async () => {
     let asked = 0;
     const answer = toolsListCache(async () => (asked++, sdkAnswer([{ name: 'contact_service' }])), ENDPOINT);
     expect(JSON.parse(await answer('legacy', 1))).toEqual({ result: { tools: [{ name: 'contact_service' }] }, jsonrpc: '2.0', id: 1 });

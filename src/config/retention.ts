@@ -1,6 +1,6 @@
 // INQUIRY_RETENTION and SPAM_RETENTION: how long inquiries are kept before the retention job deletes
 // them with their outbox copies (GDPR Art. 5(1)(e), storage limitation). `off` keeps everything.
-import type { Fail } from './config-values.js';
+import type { Fail } from './values.js';
 import { durationMs } from './durations.js';
 
 export interface RetentionSettings {

@@ -1,11 +1,11 @@
 // The service's configuration: parsed once from an environment map into a frozen, typed Config.
-import { MAX_CONNECTIONS_PER_ADDRESS } from './http/connection-limits.js';
+import { MAX_CONNECTIONS_PER_ADDRESS } from '../http/connection-limits.js';
 import { isIP } from 'node:net';
 import * as z from 'zod';
-import { parseCimd, type CimdSettings } from './config-cimd.js';
-import { parseDelivery, redactUrl, type DeliverySettings } from './config-mail.js';
-import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './config-retention.js';
-import { parseCount, type Fail } from './config-values.js';
+import { parseCimd, type CimdSettings } from './cimd.js';
+import { parseDelivery, redactUrl, type DeliverySettings } from './mail.js';
+import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './retention.js';
+import { parseCount, type Fail } from './values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
 export const APP_ENVS = ['development', 'sandbox', 'production'] as const;

@@ -1,8 +1,8 @@
 // What a route is, without any framework type: the http layer mounts these, discovery documents them.
 import type * as z from 'zod';
-import type { ErrorCode } from './errors.js';
-import type { Principal } from './ports/token-verifier.js';
-import type { LimitName } from './rate-limits.js';
+import type { ErrorCode } from '../../errors.js';
+import type { Principal } from '../../ports/token-verifier.js';
+import type { LimitName } from '../../config/rate-limits.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 

@@ -1,6 +1,6 @@
 // The CIMD_* settings (D13): whether client ID metadata documents are fetched, from which hosts, how long a fetch may take.
 import { domainToASCII } from 'node:url';
-import { parseSwitch, type Fail } from './config-values.js';
+import { parseSwitch, type Fail } from './values.js';
 import { durationMs } from './durations.js';
 
 export interface CimdSettings {

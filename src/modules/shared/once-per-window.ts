@@ -1,5 +1,5 @@
 // One log line per key (an address, a host) and time window, whatever the number of events behind it.
-import type { Clock } from './ports/clock.js';
+import type { Clock } from '../../ports/clock.js';
 
 /** What a caller logs, at most once per key and window: how many events the line stands for. */
 export type OncePerWindow = (key: string) => number | undefined;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
-import { parseCount, parseSwitch, type Fail } from './config-values.js';
+import { parseCount, parseSwitch, type Fail } from './values.js';
 import { durationMs } from './durations.js';
 
 export interface SmtpSettings {

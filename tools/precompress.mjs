@@ -1,11 +1,11 @@
-// Run by `npm run build`: writes br and gzip copies of the /docs page's files (Swagger UI's 1.7 MB
-// bundle among them) to dist/precompressed, so that they are served compressed without compressing
-// at start or per request.
+// Run by `npm run build`, after the TypeScript is compiled: writes br and gzip copies of the /docs page's
+// files (Swagger UI's 1.7 MB bundle among them) to dist/precompressed, so that they are served compressed
+// without compressing at start or per request.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { docsAssets } from './modules/discovery/docs-page.js';
-import { PRECOMPRESSED_DIR } from './modules/discovery/static-asset.js';
+import { docsAssets } from '../dist/modules/discovery/docs-page.js';
+import { PRECOMPRESSED_DIR } from '../dist/modules/discovery/static-asset.js';
 
 const { styles, scripts } = docsAssets();
 mkdirSync(PRECOMPRESSED_DIR, { recursive: true });
