@@ -115,3 +115,25 @@ export function scenarios(credentials: Credentials): Scenario[] {
     },
   ];
 }
+
+/** A client registered on the node at `baseUrl`, and the tokens the scenarios send. */
+export async function credentials(baseUrl: string): Promise<Credentials> {
+  const registered = await fetch(`${baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'bench', grant_types: ['client_credentials'], token_endpoint_auth_method: 'client_secret_basic' }),
+  });
+  if (registered.status !== 201) throw new Error(`registering the bench client: ${registered.status} ${await registered.text()}`);
+  const { client_id: id, client_secret: secret } = (await registered.json()) as { client_id: string; client_secret: string };
+  const basic = `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const token = async (scope: string, resource: string) => {
+    const response = await fetch(`${baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+      body: new URLSearchParams({ grant_type: 'client_credentials', scope, resource }),
+    });
+    if (response.status !== 200) throw new Error(`token for ${scope}: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  return { basic, contactToken: await token('contact:write', `${baseUrl}/api/contact`), mcpToken: await token('mcp:invoke', `${baseUrl}/mcp`) };
+}

@@ -71,7 +71,17 @@ export async function startFlags(): Promise<string[]> {
  * environment, logging at `logLevel` to `<dir>/<name>.log` as it would to a file under systemd or a
  * container runtime. Without `smtpUrl`, mail goes to the outbox folder under `cwd`.
  */
-export async function startPortico(options: { smtpUrl?: string; dir: string; name: string; logLevel: string; env?: Record<string, string>; cpus?: string; cwd?: string }): Promise<Portico> {
+export async function startPortico(options: {
+  smtpUrl?: string;
+  dir: string;
+  name: string;
+  logLevel: string;
+  env?: Record<string, string>;
+  cpus?: string;
+  cwd?: string;
+  /** The checkout whose dist/ runs (`npm run bench:compare`): this one by default. */
+  root?: string;
+}): Promise<Portico> {
   // PUBLIC_URL must be the real origin: /mcp answers only Hosts that name this server (D3).
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -90,9 +100,9 @@ export async function startPortico(options: { smtpUrl?: string; dir: string; nam
     ...options.env,
   };
   const started = performance.now();
-  const [command, args] = pinned(options.cpus, process.execPath, [...(await startFlags()), join(ROOT, 'dist', 'cli.js'), 'serve']);
+  const [command, args] = pinned(options.cpus, process.execPath, [...(await startFlags()), join(options.root ?? ROOT, 'dist', 'cli.js'), 'serve']);
   const log = openSync(join(options.dir, `${options.name}.log`), 'a');
-  const child = spawn(command, args, { env, cwd: options.cwd ?? ROOT, stdio: ['ignore', log, 'inherit'] });
+  const child = spawn(command, args, { env, cwd: options.cwd ?? options.root ?? ROOT, stdio: ['ignore', log, 'inherit'] });
   closeSync(log);
   let exited = false;
   child.once('exit', () => (exited = true));
