@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       running.push(main, limited);
       return { label, main, limited, scenarios: scenarios(await credentials(main.url)) };
     };
-    const sides = [await start(ref!, tree), await start('HEAD', ROOT)];
+    const sides = [await start('ref', tree), await start('head', ROOT)];
     const words = args.only!.split(',').filter(Boolean);
     const names = sides[0]!.scenarios.map((s) => s.name).filter((name) => words.some((word) => name.includes(word)));
     if (!names.length) throw new Error(`--only ${args.only} matches no scenario`);
