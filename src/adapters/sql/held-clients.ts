@@ -1,4 +1,4 @@
-// Registered clients held in memory on PostgreSQL, so that the token endpoint's client authentication
+// Registered clients held in memory, so that the token endpoint's client authentication
 // needs no round trip to the database. A client row never changes once registered, but for its last
 // use; what another node can do to it is delete it, and then saveTokens refuses its tokens (the insert
 // checks the row under a lock), so a held client costs at worst a consent page shown for a deleted

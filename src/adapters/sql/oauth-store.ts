@@ -15,9 +15,9 @@ const PURGE_BATCH = 500;
 const TOKEN_COLUMNS = sql.raw(TOKEN_COLUMNS_TEXT);
 
 /**
- * OAuthStore over Kysely, as a node on PostgreSQL runs it: clients held in memory, and the token writes of
+ * OAuthStore over Kysely: clients held in memory (held-clients.ts), and on PostgreSQL the token writes of
  * one event-loop turn in one statement (PostgreSQL's own: unnest and a key-share lock). A node on SQLite
- * runs ../sqlite/oauth-store.ts, which takes these methods but for its own direct statements.
+ * runs ../sqlite/oauth-store.ts, which takes these methods but for its own token insert.
  */
 export function sqlOAuthStore(db: Db): OAuthStore {
   const revokeGrantIn = async (trx: Transaction<Tables>, grantId: string, now: number) => {
