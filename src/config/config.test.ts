@@ -1,6 +1,7 @@
 // loadConfig(env): every variable of the operator interface, its default, and the one-line error for each bad value.
 import { describe, expect, it } from 'vitest';
 import { CLOUDFLARE_SITEVERIFY_URL, ConfigError, loadConfig } from './config.js';
+import { DEFAULT_RATE_LIMITS } from './rate-limits.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -69,16 +70,8 @@ describe('loadConfig defaults', () => {
     expect(behindPath.mcpAllowedOrigins).toEqual(['https://www.portico.example']);
   });
 
-  it('applies the default rate limits of the contract, and ours', () => {
-    expect(config.rateLimits).toEqual({
-      contact: { max: 8, windowSeconds: 3600 },
-      register: { max: 10, windowSeconds: 3600 },
-      token: { max: 30, windowSeconds: 60 },
-      authorize: { max: 30, windowSeconds: 60 },
-      mcp: { max: 60, windowSeconds: 60 },
-      revoke: { max: 30, windowSeconds: 60 },
-      'contact-client': { max: 60, windowSeconds: 3600 },
-    });
+  it('applies the default rate limits (their values: rate-limits.test.ts)', () => {
+    expect(config.rateLimits).toEqual(DEFAULT_RATE_LIMITS);
   });
 
   it('logs at info', () => {
