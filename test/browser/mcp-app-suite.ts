@@ -17,43 +17,11 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js'
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 import { startExtAppsHost, type ExtAppsHost } from './ext-apps-host.js';
 import type { OpenAppOptions } from './ext-apps-host/options.js';
+import { context, PALETTES } from './mcp-app-palettes.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 /** Screenshots for a reviewer; .gitignore keeps the folder out of git. */
 const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'mcp-app');
-
-// A host's palette, as the MCP Apps style variables carry it: light and dark, with the faint borders
-// chat hosts use for their own cards (#e5e7eb on white is 1.2:1).
-const PALETTES = {
-  light: {
-    '--color-background-primary': '#ffffff',
-    '--color-background-secondary': '#f9fafb',
-    '--color-text-primary': '#111827',
-    '--color-text-secondary': '#6b7280',
-    '--color-border-primary': '#e5e7eb',
-    '--color-text-danger': '#dc2626',
-    '--color-background-danger': '#fef2f2',
-    '--color-text-success': '#15803d',
-    '--color-background-success': '#f0fdf4',
-  },
-  dark: {
-    '--color-background-primary': '#1f2937',
-    '--color-background-secondary': '#111827',
-    '--color-text-primary': '#f9fafb',
-    '--color-text-secondary': '#9ca3af',
-    '--color-border-primary': '#374151',
-    '--color-text-danger': '#f87171',
-    '--color-background-danger': '#450a0a',
-    '--color-text-success': '#4ade80',
-    '--color-background-success': '#052e16',
-  },
-} as const;
-type Theme = keyof typeof PALETTES;
-const context = (locale: string | undefined, theme: Theme = 'light', variables: Record<string, string> = PALETTES[theme]) => ({
-  ...(locale ? { locale } : {}),
-  theme,
-  styles: { variables },
-});
 
 const GOOD = { name: 'Ana Pérez', email: 'ana@example.com', message: 'Hola: quisiera una demo para mi comunidad de 40 viviendas.', locale: 'ca' };
 type ToolCall = { name: string; arguments: Record<string, unknown> };
