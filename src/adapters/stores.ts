@@ -1,6 +1,5 @@
 // The stores a database gets, chosen once when it is opened: on SQLite the adapters that run the hot
-// statements directly (sqlite/), on PostgreSQL the portable Kysely stores (sql/), the OAuth one with its
-// token inserts shared among requests (postgres/).
+// statements directly (sqlite/), on PostgreSQL the Kysely stores (sql/).
 import type { InquiryStore } from '../ports/inquiry-store.js';
 import type { OAuthStore } from '../ports/oauth-store.js';
 import type { Db } from './sql/database.js';
