@@ -71,6 +71,8 @@ async function fillInquiries(db: Db, count: number, now: number, outboxDir: stri
         next_attempt_at: null,
         // Most submitters write once; each was acknowledged.
         acknowledged_at: spam ? null : createdAt + 1_000,
+        content_hash: randomBytes(32).toString('hex'),
+        spam_reasons: spam ? 'honeypot' : null,
       });
     }
     await db.insertInto('inquiries').values(rows).execute();

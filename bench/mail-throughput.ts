@@ -29,6 +29,7 @@ const message = (n: number) =>
       remoteIp: '127.0.0.1',
       idempotencyKey: null,
       fingerprint: '',
+      spamReasons: [],
     },
     settings,
   );

@@ -1,7 +1,7 @@
 // The bench's scenarios: each with the ratio to the bare server it must reach at 50 connections, but
 // the two that send an e-mail: those are judged by the budget a person feels (CPU per inquiry, p99
 // latency), never by a throughput ratio (docs/design.md, "E-mail goes out through nodemailer").
-import type { BenchRequest } from './wrk.js';
+import { EACH_REQUEST, type BenchRequest } from './wrk.js';
 
 export interface Scenario extends BenchRequest {
   name: string;
@@ -18,7 +18,8 @@ export interface Scenario extends BenchRequest {
 }
 
 const MAIL_BUDGET = { cpuMsPerRequest: 1.5, p99Ms: 100 };
-const INQUIRY = { name: 'Ana García', email: 'bench@example.com', message: 'We manage 40 buildings and would like a demo.', privacy: true };
+// Every inquiry a message of its own: the same one again within DUPLICATE_WINDOW would be a duplicate, never delivered.
+const INQUIRY = { name: 'Ana García', email: 'bench@example.com', message: `We manage 40 buildings and would like a demo. Ref ${EACH_REQUEST}.`, privacy: true };
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const MCP_ACCEPT = { ...JSON_HEADERS, accept: 'application/json, text/event-stream' };
 const MCP_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };

@@ -11,8 +11,12 @@ export interface BenchRequest {
   method: 'GET' | 'POST';
   path: string;
   headers?: Record<string, string>;
+  /** Each EACH_REQUEST in it is replaced by a value of its own for every request (an inquiry is never a duplicate of another). */
   body?: string;
 }
+
+/** In a body, a value no two requests of any run share. */
+export const EACH_REQUEST = '{{each-request}}';
 
 export interface Load {
   reqPerSec: number;
@@ -55,6 +59,7 @@ function script(request: BenchRequest, pauseMs = 0): string {
     `wrk.method = "${request.method}"`,
     ...(request.body === undefined ? [] : [`wrk.body = ${luaString(request.body)}`]),
     ...headers,
+    ...(request.body?.includes(EACH_REQUEST) ? eachRequest() : []),
     ...(pauseMs > 0 ? [`delay = function() return ${Math.round(pauseMs)} end`] : []),
     'done = function(summary, latency, requests)',
     '  local e = summary.errors',
@@ -63,6 +68,19 @@ function script(request: BenchRequest, pauseMs = 0): string {
     'end',
     '',
   ].join('\n');
+}
+
+/** A `request` function that numbers the bodies, after a prefix of this run's own. */
+function eachRequest(): string[] {
+  const prefix = `${process.pid}-${Date.now()}-${++scripts}`;
+  return [
+    'local n = 0',
+    'request = function()',
+    '  n = n + 1',
+    `  local body = string.gsub(wrk.body, "${EACH_REQUEST.replace(/[{}-]/g, '%$&')}", "${prefix}-" .. n)`,
+    '  return wrk.format(nil, nil, nil, body)',
+    'end',
+  ];
 }
 
 export interface WrkOptions {

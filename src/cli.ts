@@ -11,7 +11,7 @@ import { buildDeps, type Deps } from './deps.js';
 import { yieldCpuToServers } from './commands/background-priority.js';
 import { check } from './commands/check.js';
 import { listClients, revokeClient } from './commands/clients.js';
-import { listInquiries, purgeInquiries, resendInquiry } from './commands/inquiries.js';
+import { listInquiries, purgeInquiries, releaseInquiry, resendInquiry, showInquiry } from './commands/inquiries.js';
 import { CliError, textOutput, type Output } from './commands/output.js';
 import { eraseInquiries, exportInquiries } from './commands/personal-data.js';
 import { explained } from './commands/start-errors.js';
@@ -90,7 +90,7 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .addHelpText('after', example('portico clients revoke s6BhdRkqt3M5pJ0bWkQx2A'))
     .action((id: string) => stored((deps) => revokeClient(deps, out, id)));
 
-  const inquiries = root.command('inquiries').description('stored inquiries: list, resend, purge, export, erase');
+  const inquiries = root.command('inquiries').description('stored inquiries: list, show, resend, release, purge, export, erase');
   // These walk and delete rows by the thousand, most often beside a serving node: at the lowest CPU
   // priority (nice 19), the node's requests go first wherever the two compete for a core, and the
   // command takes the time that is left (docs/design.md, "Bulk commands yield the CPU").
@@ -98,7 +98,7 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
   inquiries
     .command('list')
     .description('stored inquiries, newest first')
-    .option('--status <status>', 'only pending, sent, failed or spam')
+    .option('--status <status>', 'only pending, sent, failed, spam or duplicate')
     .option('--limit <n>', 'at most N inquiries', '50')
     .option('--format <format>', 'table, json (one array), ndjson (one per line) or csv', 'table')
     .option('--json', 'the same as --format ndjson')
@@ -106,6 +106,13 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .action((options: { status?: string; limit: string; format: string; json?: boolean }) =>
       stored((deps) => listInquiries(deps, out, { ...options, format: options.json ? 'ndjson' : options.format })),
     );
+  inquiries
+    .command('show')
+    .description('one inquiry, whole, with the reasons screening gave it')
+    .argument('[id]', 'the inquiry id')
+    .option('--format <format>', 'text or json', 'text')
+    .addHelpText('after', example('portico inquiries show 0190f3a0-...'))
+    .action((id: string | undefined, options: { format: string }) => stored((deps) => showInquiry(deps, out, id, options)));
   inquiries
     .command('resend')
     .description('send a stored inquiry again, or every failed one with --failed')
@@ -115,6 +122,12 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .option('--since <duration>', 'with --failed: only those received within it (30m, 24h, 7d)')
     .addHelpText('after', example('portico inquiries resend --failed --since 24h', 'portico inquiries resend 0190f3a0-... --force'))
     .action((id: string | undefined, options: { force?: boolean; failed?: boolean; since?: string }) => stored((deps) => resendInquiry(deps, out, id, options)));
+  inquiries
+    .command('release')
+    .description('deliver an inquiry kept as spam (a false positive), once')
+    .argument('[id]', 'the inquiry id')
+    .addHelpText('after', example('portico inquiries list --status spam', 'portico inquiries release 0190f3a0-...'))
+    .action((id: string | undefined) => stored((deps) => releaseInquiry(deps, out, id)));
   inquiries
     .command('purge')
     .description('delete inquiries older than DAYS days, with their outbox copies')

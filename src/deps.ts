@@ -17,7 +17,9 @@ import { isTurnstileTestSecret, type Config } from './config/config.js';
 import { memoryCounters } from './adapters/memory-counters.js';
 import { storeRateLimiter } from './http/store-rate-limiter.js';
 import { Admission, type AdmissionLimits } from './modules/contact/admission.js';
-import type { ContactDeps } from './modules/contact/submit.js';
+import type { ContactDeps, Screening } from './modules/contact/submit.js';
+import { localScreening } from './modules/contact/screening.js';
+import { akismetSpamCheck } from './adapters/akismet/comment-check.js';
 import { storedTokenVerifier } from './modules/oauth/verify-bearer.js';
 import type { OAuthStore } from './ports/oauth-store.js';
 import type { ClientMetadataFetcher } from './ports/client-metadata.js';
@@ -61,6 +63,8 @@ export interface Deps {
   limiter: RateLimiter;
   /** The inquiries this node works on at once (D19). */
   admission: Admission;
+  /** Duplicates and spam (D20). */
+  screening: Screening;
   metrics: Metrics;
   /** The metrics in Prometheus' format when METRICS_PORT is set: HTTP requests are counted and /metrics served. */
   prometheus: PrometheusMetrics | undefined;
@@ -80,6 +84,8 @@ export interface DepsOptions {
   metadataDocumentCa?: string;
   /** Inquiries worked on at once, and waiting; ADMISSION_LIMITS by default (tests fill smaller bounds). */
   admission?: AdmissionLimits;
+  /** How long Akismet has to answer; 1.5 s by default. */
+  akismetTimeoutMs?: number;
 }
 
 /**
@@ -132,6 +138,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(outboxDir, dkim);
   const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
   const inquiries = inquiryStore(db);
+  const screening = buildScreening(config, options.akismetTimeoutMs ?? AKISMET_TIMEOUT_MS);
   // prom-client loads only when metrics are asked for: it adds some 80 ms to a start.
   const prometheus = config.metrics ? (await import('./adapters/metrics/prometheus.js')).prometheusMetrics({ inquiries, clock }) : undefined;
   const metrics = prometheus ?? noMetrics;
@@ -155,10 +162,12 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     rateLimitCounters: counters,
     limiter: countedLimiter(storeRateLimiter(counters, config.rateLimits), metrics),
     admission: new Admission(options.admission),
+    screening,
     metrics,
     prometheus,
     async close() {
       humanCheck?.close();
+      screening.remote?.close();
       clientMetadata?.close();
       await mailer?.close();
       await webhook?.close();
@@ -166,6 +175,16 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
       await db.destroy();
     },
   };
+}
+
+// Akismet answers in a few hundred milliseconds; an inquiry waits no longer than this for it, and then goes on unjudged.
+const AKISMET_TIMEOUT_MS = 1_500;
+
+/** The screening the settings ask for: the local checks built once, Akismet when AKISMET_KEY is set. */
+function buildScreening(config: Readonly<Config>, akismetTimeoutMs: number): Screening {
+  const { screening, appEnv, publicUrl } = config;
+  const remote = screening.enabled && screening.akismet ? akismetSpamCheck({ ...screening.akismet, site: publicUrl, test: appEnv !== 'production', timeoutMs: akismetTimeoutMs }) : undefined;
+  return { local: localScreening(screening), hold: screening.hold, duplicateWindowMs: screening.duplicateWindowMs, remote };
 }
 
 /** Each refusal by a limit counted outside the routes is reported, as the routes' own are (app.ts). */
@@ -183,10 +202,6 @@ function countedLimiter(limiter: RateLimiter, metrics: Metrics): RateLimiter {
 // draft-ietf-oauth-client-id-metadata-document: documents are small; 5 KB bounds what a fetch may hold.
 const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 
-/**
- * The contact path's dependencies: `deps`, with the mail addresses, retry window and acknowledgement switch
- * of its configuration, and its logger as `log`.
- */
 /** What `portico check` looks at, reached without changing anything. */
 export interface Inspection {
   /** The migrations not applied yet; undefined when the database does not exist (an SQLite file not made yet). */
@@ -211,6 +226,10 @@ export function inspectDeployment(config: Readonly<Config>): Inspection {
   };
 }
 
+/**
+ * The contact path's dependencies: `deps`, with the mail addresses, retry window and acknowledgement switch
+ * of its configuration, and its logger as `log`.
+ */
 export function contactDeps(deps: Deps): ContactDeps {
   const { appEnv, mailFrom, mailTo } = deps.config;
   return { ...deps, mail: { appEnv, mailFrom, mailTo }, retryForMs: deps.config.delivery.retryForMs, acknowledge: deps.config.delivery.acknowledge, log: deps.logger };

@@ -1,15 +1,16 @@
-// `portico inquiries list|resend|purge`: the team's view of stored inquiries.
+// `portico inquiries list|show|resend|release|purge`: the team's view of stored inquiries.
 import { contactDeps, type Deps } from '../deps.js';
+import { AppError } from '../errors.js';
 import { MAX_RETENTION_DAYS } from '../config/retention.js';
 import { durationMs } from '../config/durations.js';
-import { deliver } from '../modules/contact/delivery.js';
+import { attempt, deliver } from '../modules/contact/delivery.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
 import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
 import { csvWriter } from './csv.js';
 import { eachInquiry } from './inquiry-pages.js';
 import { CliError, type Output } from './output.js';
 
-const STATUSES: readonly InquiryStatus[] = ['pending', 'sent', 'failed', 'spam'];
+const STATUSES: readonly InquiryStatus[] = ['pending', 'sent', 'failed', 'spam', 'duplicate'];
 const DAY_MS = 86_400_000;
 const FORMATS = ['table', 'json', 'ndjson', 'csv'];
 
@@ -35,7 +36,7 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   const inquiries = await deps.inquiries.list({ status, limit });
   if (!inquiries.length) return out.line('no inquiries');
   out.table(
-    ['ID', 'RECEIVED', 'STATUS', 'TRIES', 'NEXT TRY', 'LANG', 'CHANNEL', 'EMAIL', 'NAME', 'LAST ERROR'],
+    ['ID', 'RECEIVED', 'STATUS', 'TRIES', 'NEXT TRY', 'LANG', 'CHANNEL', 'EMAIL', 'NAME', 'REASONS', 'LAST ERROR'],
     inquiries.map((i) => [
       i.id,
       iso(i.createdAt),
@@ -46,9 +47,66 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
       i.channel,
       i.email,
       truncate(i.name, 40),
+      i.spamReasons.join(',') || '-',
       i.lastError === null || i.status === 'sent' ? '-' : truncate(i.lastError, 60),
     ]),
   );
+}
+
+/** `portico inquiries show ID`: one inquiry, whole, as labelled lines (or as JSON), with its screening reasons. */
+export async function showInquiry(deps: Deps, out: Output, id: string | undefined, options: { format?: string }): Promise<void> {
+  if (!id) throw new CliError('usage: portico inquiries show ID [--format json]');
+  const format = options.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new CliError(`--format must be text or json (got "${format}")`);
+  const inquiry = await deps.inquiries.get(id);
+  if (!inquiry) throw new CliError(`no inquiry ${id}`);
+  if (format === 'json') return out.json(inquiry);
+  const at = (ms: number | null) => (ms === null ? '-' : iso(ms));
+  const fields: [string, string][] = [
+    ['id', inquiry.id],
+    ['received', iso(inquiry.createdAt)],
+    ['status', inquiry.status],
+    ['reasons', inquiry.spamReasons.join(', ') || '-'],
+    ...(inquiry.duplicateOf === null ? [] : ([['duplicate of', inquiry.duplicateOf]] as [string, string][])),
+    ...(inquiry.releasedAt === null ? [] : ([['released', iso(inquiry.releasedAt)]] as [string, string][])),
+    ['channel', inquiry.channel],
+    ['client', inquiry.clientId ?? '-'],
+    ['name', inquiry.name],
+    ['email', inquiry.email],
+    ['language', inquiry.locale],
+    ['tries', String(inquiry.attempts)],
+    ['sent', at(inquiry.sentAt)],
+    ['next try', at(inquiry.nextAttemptAt)],
+    ['last error', inquiry.lastError ?? '-'],
+  ];
+  const width = Math.max(...fields.map(([label]) => label.length)) + 2;
+  for (const [label, value] of fields) out.line(`${`${label}:`.padEnd(width)}${value}`);
+  out.line('');
+  for (const line of inquiry.message.split(/\r\n?|\n/)) out.line(line);
+}
+
+/**
+ * `portico inquiries release ID`: delivers an inquiry kept as spam, once, and marks it released (it leaves
+ * the spam list). CliError for one that is not spam, or whose delivery failed (kept failed, for `resend`).
+ */
+export async function releaseInquiry(deps: Deps, out: Output, id: string | undefined): Promise<void> {
+  if (!id) throw new CliError('usage: portico inquiries release ID');
+  const inquiry = await deps.inquiries.get(id);
+  if (!inquiry) throw new CliError(`no inquiry ${id}`);
+  if (inquiry.status !== 'spam') {
+    const why = inquiry.releasedAt === null ? `is not kept as spam (it is ${inquiry.status})` : `was already released, at ${iso(inquiry.releasedAt)}`;
+    throw new CliError(`inquiry ${id} ${why}; nothing to release`);
+  }
+  const now = deps.clock.now();
+  // Claimed in the store: of two releases at once, one delivers it.
+  if (!(await deps.inquiries.release(id, now))) throw new CliError(`inquiry ${id} is being released by another command; nothing to release`);
+  // A delivery that failed is recorded by the attempt (delivery_failed); the store's own failures are not.
+  await attempt(contactDeps(deps), { ...inquiry, status: 'pending', releasedAt: now, attempts: inquiry.attempts + 1 }).catch((error: unknown) => {
+    if (!(error instanceof AppError)) throw error;
+  });
+  const latest = await deps.inquiries.get(id);
+  if (latest?.status !== 'sent') throw new CliError(`inquiry ${id} released, but not delivered: ${latest?.lastError ?? 'no channel took it'}; \`portico inquiries resend ${id}\` tries again`);
+  out.line(`inquiry ${id} released and delivered to ${destinations(deps)}`);
 }
 
 /**
@@ -134,7 +192,10 @@ export async function purgeInquiries(deps: Deps, out: Output, options: { olderTh
 }
 
 function refuseResend(inquiry: Inquiry, force: boolean): void {
-  if (inquiry.status === 'spam') throw new CliError(`inquiry ${inquiry.id} is spam (honeypot); it is never sent`);
+  if (inquiry.status === 'spam') {
+    throw new CliError(`inquiry ${inquiry.id} is kept as spam (${inquiry.spamReasons.join(', ')}); \`portico inquiries release ${inquiry.id}\` delivers it`);
+  }
+  if (inquiry.status === 'duplicate') throw new CliError(`inquiry ${inquiry.id} is a duplicate of ${inquiry.duplicateOf}, which the team has; it is never sent`);
   if (inquiry.status === 'sent' && !force) throw new CliError(`inquiry ${inquiry.id} was already sent; add --force to send it again`);
 }
 
@@ -177,6 +238,8 @@ const CSV_COLUMNS: [string, (inquiry: Inquiry) => string | number | null][] = [
   ['locale', (i) => i.locale],
   ['message', (i) => i.message],
   ['client_id', (i) => i.clientId],
+  ['spam_reasons', (i) => i.spamReasons.join(',')],
+  ['duplicate_of', (i) => i.duplicateOf],
   ['attempts', (i) => i.attempts],
   ['sent', (i) => (i.sentAt === null ? null : iso(i.sentAt))],
   ['last_error', (i) => i.lastError],

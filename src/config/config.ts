@@ -5,6 +5,7 @@ import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './cimd.js';
 import { parseDelivery, redactUrl, type DeliverySettings } from './mail.js';
 import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './retention.js';
+import { parseScreening, DEFAULT_HOLD, type ScreeningSettings } from './screening.js';
 import { parseCount, type Fail } from './values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
@@ -50,6 +51,8 @@ export interface Config {
   retention: RetentionSettings;
   /** Where GET /metrics is served (METRICS_PORT, METRICS_HOST); undefined: no metrics at all. */
   metrics: { host: string; port: number } | undefined;
+  /** Duplicates and spam (D20). */
+  screening: ScreeningSettings;
 }
 
 /** Thrown for a bad environment; its message is the one line an operator sees. */
@@ -147,6 +150,14 @@ export function loadConfig(env: Env): Readonly<Config> {
     inquiryMs: setting(() => parseInquiryRetention(read, delivery.retryForMs, fail), undefined),
     spamMs: setting(() => parseSpamRetention(read, fail), undefined),
   };
+  const screening = setting(() => parseScreening(read, retention.inquiryMs, fail), {
+    enabled: true,
+    hold: DEFAULT_HOLD,
+    maxLinks: 5,
+    blockedTerms: [],
+    duplicateWindowMs: 0,
+    akismet: undefined,
+  });
   const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
   if (problems.length) throw new ConfigError(problems);
@@ -173,6 +184,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     maxConnectionsPerAddress,
     retention,
     metrics,
+    screening,
   });
 }
 

@@ -1,6 +1,8 @@
 // The inquiries kept before any e-mail is sent: the store contract every engine implements.
+import type { SpamReason } from './spam-check.js';
 
-export type InquiryStatus = 'pending' | 'sent' | 'failed' | 'spam';
+/** `spam` and `duplicate` are never delivered (but a spam one the team releases). */
+export type InquiryStatus = 'pending' | 'sent' | 'failed' | 'spam' | 'duplicate';
 export type InquiryChannel = 'web' | 'api' | 'mcp';
 
 export interface Inquiry {
@@ -29,9 +31,35 @@ export interface Inquiry {
   sentAt: number | null;
   /** When a failed inquiry is tried again (D15); null once its retries are over, or for any other status. */
   nextAttemptAt: number | null;
+  /** Why screening thinks it may be spam (D20); empty when nothing did. */
+  spamReasons: SpamReason[];
+  /** The first inquiry of which this one is a duplicate (status `duplicate`). */
+  duplicateOf: string | null;
+  /** When the team released it from spam (`portico inquiries release`). */
+  releasedAt: number | null;
 }
 
-export type NewInquiry = Omit<Inquiry, 'attempts' | 'attemptedAt' | 'lastError' | 'messageId' | 'webhookAt' | 'sentAt' | 'nextAttemptAt'>;
+export type NewInquiry = Omit<Inquiry, 'attempts' | 'attemptedAt' | 'lastError' | 'messageId' | 'webhookAt' | 'sentAt' | 'nextAttemptAt' | 'duplicateOf' | 'releasedAt'> & {
+  /** What makes two inquiries the same lead (screening.ts), compared within DUPLICATE_WINDOW. */
+  contentHash: string;
+};
+
+/** An inquiry as a delivery attempt sends it: a new one, or one read back from the store. */
+export type Deliverable = Omit<NewInquiry, 'contentHash'> & Partial<Pick<Inquiry, 'messageId' | 'webhookAt' | 'attempts' | 'releasedAt'>>;
+
+/** What `create` did: stored the inquiry (as a duplicate of an earlier one, or not), or nothing, its idempotency key being taken. */
+export type Created = { stored: true; duplicateOf: string | null } | { stored: false; duplicateOf: null };
+
+export interface CreateOptions {
+  /** Its first delivery attempt starts in the same write, as claimDelivery would start it (not for a duplicate). */
+  claimAt?: number;
+  /**
+   * An inquiry with the same content hash received at or after this time makes this one its duplicate:
+   * stored with status `duplicate` and the first one's id. The check and the insert are one step, whichever
+   * node runs them: of two identical inquiries arriving together, one is the duplicate.
+   */
+  duplicatesSince?: number;
+}
 
 /** What an attempt delivered, channel by channel: kept even when another channel failed. */
 export interface Delivered {
@@ -46,11 +74,8 @@ export interface Delivered {
 export type InquiryFilter = { createdBefore: number; status?: InquiryStatus } | { email: string } | { id: string };
 
 export interface InquiryStore {
-  /**
-   * Durably stores the inquiry; returns false (storing nothing) when its idempotency key is taken.
-   * With `claimAt`, its first delivery attempt starts in the same write, as claimDelivery would start it.
-   */
-  create(inquiry: NewInquiry, claimAt?: number): Promise<boolean>;
+  /** Durably stores the inquiry, unless its idempotency key is taken (then it stores nothing). */
+  create(inquiry: NewInquiry, options?: CreateOptions): Promise<Created>;
   get(id: string): Promise<Inquiry | undefined>;
   findByIdempotencyKey(key: string): Promise<Inquiry | undefined>;
   /**
@@ -59,6 +84,8 @@ export interface InquiryStore {
    * False when the inquiry is spam, missing, or another attempt is under way.
    */
   claimDelivery(id: string, at: number, staleBefore: number, resendSent?: boolean): Promise<boolean>;
+  /** Starts the delivery of an inquiry kept as spam, and marks it released; false when it is not (or no longer) spam. */
+  release(id: string, at: number): Promise<boolean>;
   /** Every channel has it now. */
   markSent(id: string, at: number, delivered: Delivered): Promise<void>;
   /** Some channel failed: what did get through, why the rest did not, and when to try again (null: never). */

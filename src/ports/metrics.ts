@@ -1,16 +1,21 @@
 // What the modules report for monitoring (METRICS_PORT): events only, never personal data. Every
 // label value comes from a closed set, so that no client can grow the number of series.
 import type { InquiryChannel } from './inquiry-store.js';
+import type { SpamReason } from './spam-check.js';
 
 export type DeliveryChannel = 'mail' | 'webhook';
-/** What became of an inquiry at a step: kept as spam, or a delivery attempt's result. */
-export type InquiryOutcome = 'delivered' | 'retrying' | 'failed' | 'spam';
+/** What became of an inquiry at a step: kept as spam or as a duplicate, or a delivery attempt's result. */
+export type InquiryOutcome = 'delivered' | 'retrying' | 'failed' | 'spam' | 'duplicate';
+/** What a screening reason did to its inquiry: kept it as spam, or marked it for the team. */
+export type SpamAction = 'held' | 'marked';
 export type TokenGrant = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 export interface Metrics {
   /** An inquiry stored for delivery (spam is an outcome instead). */
   inquiryAccepted(channel: InquiryChannel): void;
   inquiryOutcome(channel: InquiryChannel, outcome: InquiryOutcome): void;
+  /** A reason screening gave a stored inquiry, once per reason. */
+  inquirySpamReason(channel: InquiryChannel, reason: SpamReason, action: SpamAction): void;
   deliveryAttempt(channel: DeliveryChannel, ok: boolean, seconds: number): void;
   tokenIssued(grant: TokenGrant): void;
   /** A client registered by RFC 7591 dynamic registration. */
@@ -23,6 +28,7 @@ export interface Metrics {
 export const noMetrics: Metrics = {
   inquiryAccepted() {},
   inquiryOutcome() {},
+  inquirySpamReason() {},
   deliveryAttempt() {},
   tokenIssued() {},
   clientRegistered() {},

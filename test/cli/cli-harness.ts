@@ -126,6 +126,8 @@ export async function storeInquiries(space: Workspace, count: number, shape: (i:
             remoteIp: '192.0.2.1',
             idempotencyKey: null,
             fingerprint: 'f'.repeat(64),
+            contentHash: 'c'.repeat(64),
+            spamReasons: [],
             ...shape(i),
           }),
         ),

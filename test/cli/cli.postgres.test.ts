@@ -60,6 +60,8 @@ describe.skipIf(!available)('portico on PostgreSQL', () => {
         remoteIp: '192.0.2.1',
         idempotencyKey: null,
         fingerprint: 'f'.repeat(64),
+        contentHash: 'c'.repeat(64),
+        spamReasons: [],
       });
     }
     await db.destroy();

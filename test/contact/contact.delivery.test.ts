@@ -45,7 +45,7 @@ describe('POST /api/contact delivery', () => {
 
   it('cannot be made to add recipients or headers through the name', async () => {
     const name = 'Eve <eve@evil.example>, "Mallory" <m@evil.example>; Bcc: x@evil.example';
-    expect((await api.post('/api/contact', inquiry({ name }))).status).toBe(200);
+    expect((await api.post('/api/contact', inquiry({ name, message: 'Who else gets this?' }))).status).toBe(200);
     const [mail] = smtp.messages;
     expect(mail?.replyTo?.value).toEqual([{ name, address: 'ana@example.com' }]);
     expect(mail?.to).toMatchObject({ value: [{ address: 'sales@portico.example' }] });
@@ -85,7 +85,7 @@ describe('POST /api/contact delivery', () => {
 
   it('recovers by itself: the next inquiry after a failure is delivered', async () => {
     smtp.mode = 'drop';
-    expect((await api.post('/api/contact', inquiry())).status).toBe(502);
+    expect((await api.post('/api/contact', inquiry({ email: 'before@example.com' }))).status).toBe(502);
     smtp.mode = 'accept';
     expect((await api.post('/api/contact', inquiry({ email: 'after@example.com' }))).status).toBe(200);
     expect(smtp.messages.map((m) => m.replyTo?.value[0]?.address)).toEqual(['after@example.com']);

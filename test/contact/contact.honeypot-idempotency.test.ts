@@ -49,7 +49,7 @@ describe('the honeypot and Idempotency-Key on POST /api/contact', () => {
   });
 
   it('treats an empty website field as a human', async () => {
-    expect((await api.post('/api/contact', inquiry({ website: '', turnstileToken: token() }))).status).toBe(200);
+    expect((await api.post('/api/contact', inquiry({ message: 'No website here.', website: '', turnstileToken: token() }))).status).toBe(200);
     expect(smtp.messages).toHaveLength(1);
   });
 

@@ -32,10 +32,14 @@ describe('Idempotency-Key scoped to its sender', () => {
 
   it('tells an anonymous caller nothing about a key another sender used', async () => {
     expect((await post('client lead', 'lead-8', bearer)).status).toBe(200);
-    // Neither 422 (a different body) nor a replay (the same body): a new inquiry of its own.
+    // Neither 422 (a different body) nor a replay (the same body): a new inquiry of its own, which, with the
+    // client's message, is that inquiry's duplicate (D20) and reaches the team once.
     expect((await post('probe', 'lead-8', { 'x-forwarded-for': '203.0.113.67' })).status).toBe(200);
     expect((await post('client lead', 'lead-8', { 'x-forwarded-for': '203.0.113.68' })).status).toBe(200);
-    expect(smtp.messages).toHaveLength(3);
+    const [copy, probe, lead] = await api.deps.inquiries.list({ limit: 3 });
+    expect([lead?.status, probe?.status, copy?.status]).toEqual(['sent', 'sent', 'duplicate']);
+    expect(copy?.duplicateOf).toBe(lead?.id);
+    expect(smtp.messages).toHaveLength(2);
   });
 
   it('keeps anonymous keys apart by address, and by door (web, mcp)', async () => {

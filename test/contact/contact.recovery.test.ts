@@ -34,6 +34,8 @@ describe('redelivery of stalled inquiries', () => {
       remoteIp: '127.0.0.1',
       idempotencyKey: null,
       fingerprint: id,
+      contentHash: 'c'.repeat(64),
+      spamReasons: [],
     });
     if (claimed) await inquiries.claimDelivery(id, now, now - STALE_ATTEMPT_MS);
   };

@@ -55,7 +55,7 @@ describe('delivery retried in the background', () => {
   });
 
   it('waits about twice as long after each failure, never more than an hour, and gives up when MAIL_RETRY_FOR has passed since acceptance', async () => {
-    const response = await api.post('/api/contact', inquiry({ name: 'Patient Visitor' }));
+    const response = await api.post('/api/contact', inquiry({ name: 'Patient Visitor', email: 'patient@example.com' }));
     expect(response.status).toBe(502);
     const { id, createdAt } = await newest();
     const waits: number[] = [];

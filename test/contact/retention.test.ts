@@ -33,6 +33,8 @@ const stored = (id: string, daysAgo: number, status: NewInquiry['status']): NewI
   remoteIp: '192.0.2.1',
   idempotencyKey: null,
   fingerprint: 'f'.repeat(64),
+  contentHash: 'c'.repeat(64),
+  spamReasons: [],
 });
 
 /** A data folder as a node leaves it: these inquiries in data/portico.sqlite, each with its outbox copy. */

@@ -42,7 +42,7 @@ describe.skipIf(!images || !composer || !hostAddress)('compose.scale.yaml', () =
     httpsFetch(`${origin}/api/contact`, ca, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: who, email: 'ana@example.com', message: 'We manage 40 buildings.', privacy: true }),
+      body: JSON.stringify({ name: who, email: 'ana@example.com', message: `We manage 40 buildings. ${who}`, privacy: true }),
     });
 
   beforeAll(async () => {

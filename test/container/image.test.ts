@@ -26,7 +26,7 @@ async function sendInquiry(port: number, who: string) {
   const answer = await fetch(`http://127.0.0.1:${port}/api/contact`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: who, email: 'ana@example.com', message: 'We manage 40 buildings.', privacy: true }),
+    body: JSON.stringify({ name: who, email: 'ana@example.com', message: `We manage 40 buildings. ${who}`, privacy: true }),
   });
   expect(answer.status).toBe(200);
 }

@@ -23,6 +23,8 @@ const inquiry = (id: string, fields: Partial<NewInquiry> = {}): NewInquiry => ({
   remoteIp: '2001:db8::1',
   idempotencyKey: null,
   fingerprint: 'f'.repeat(64),
+  contentHash: 'c'.repeat(64),
+  spamReasons: [],
   ...fields,
 });
 
@@ -37,13 +39,67 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
     afterEach(() => fixture.close());
 
     it('keeps an inquiry exactly as given, with no delivery attempt yet', async () => {
-      expect(await store.create(inquiry('i1'))).toBe(true);
-      expect(await store.get('i1')).toEqual({ ...inquiry('i1'), attempts: 0, attemptedAt: null, lastError: null, messageId: null, webhookAt: null, sentAt: null, nextAttemptAt: null });
+      expect(await store.create(inquiry('i1'))).toEqual({ stored: true, duplicateOf: null });
+      const { contentHash: _, ...given } = inquiry('i1');
+      expect(await store.get('i1')).toEqual({
+        ...given,
+        attempts: 0,
+        attemptedAt: null,
+        lastError: null,
+        messageId: null,
+        webhookAt: null,
+        sentAt: null,
+        nextAttemptAt: null,
+        duplicateOf: null,
+        releasedAt: null,
+      });
       expect(await store.get('missing')).toBeUndefined();
     });
 
+    it("stores an inquiry with the content of one received within the window as its duplicate, with the first one's id and no attempt", async () => {
+      await store.create(inquiry('first', { createdAt: 1 * MINUTE, contentHash: 'same' }), { claimAt: 1 * MINUTE });
+      expect(await store.create(inquiry('again', { createdAt: 2 * MINUTE, contentHash: 'same' }), { claimAt: 2 * MINUTE, duplicatesSince: 0 })).toEqual({ stored: true, duplicateOf: 'first' });
+      expect(await store.create(inquiry('thrice', { createdAt: 3 * MINUTE, contentHash: 'same' }), { duplicatesSince: 2 * MINUTE })).toEqual({ stored: true, duplicateOf: 'first' });
+      expect(await store.get('again')).toMatchObject({ status: 'duplicate', duplicateOf: 'first', attempts: 0, attemptedAt: null });
+      expect(await store.claimDelivery('again', 4 * MINUTE, 0)).toBe(false);
+      expect((await store.list({ status: 'duplicate', limit: 10 })).map((i) => i.id)).toEqual(['thrice', 'again']);
+    });
+
+    it('stores an inquiry as new when the same content came only before the window, or when no window is asked', async () => {
+      await store.create(inquiry('old', { createdAt: 1 * MINUTE, contentHash: 'same' }));
+      expect(await store.create(inquiry('new', { createdAt: 9 * MINUTE, contentHash: 'same' }), { duplicatesSince: 5 * MINUTE })).toEqual({ stored: true, duplicateOf: null });
+      expect(await store.create(inquiry('other', { createdAt: 9 * MINUTE, contentHash: 'different' }), { duplicatesSince: 0 })).toEqual({ stored: true, duplicateOf: null });
+      expect(await store.create(inquiry('unchecked', { createdAt: 9 * MINUTE, contentHash: 'same' }))).toEqual({ stored: true, duplicateOf: null });
+      expect((await store.get('new'))?.status).toBe('pending');
+    });
+
+    it('lets one of two nodes storing the same inquiry at once store it, and the other its duplicate', async () => {
+      const other = await fixture.another();
+      for (let i = 0; i < 10; i++) {
+        const results = await Promise.all([
+          store.create(inquiry(`a${i}`, { contentHash: `race-${i}` }), { duplicatesSince: 0 }),
+          other.create(inquiry(`b${i}`, { contentHash: `race-${i}` }), { duplicatesSince: 0 }),
+        ]);
+        expect(results.filter((created) => created.duplicateOf === null)).toHaveLength(1);
+        const first = results[0]!.duplicateOf === null ? `a${i}` : `b${i}`;
+        expect(results.map((created) => created.duplicateOf ?? first)).toEqual([first, first]);
+      }
+    });
+
+    it('keeps the reasons screening gave, and releases a spam inquiry once, starting its delivery', async () => {
+      await store.create(inquiry('held', { status: 'spam', spamReasons: ['links', 'blocked-term'] }));
+      await store.create(inquiry('marked', { spamReasons: ['disposable-address'] }));
+      expect(await store.get('held')).toMatchObject({ status: 'spam', spamReasons: ['links', 'blocked-term'], releasedAt: null });
+      expect((await store.get('marked'))?.spamReasons).toEqual(['disposable-address']);
+      expect(await store.release('held', 7_000)).toBe(true);
+      expect(await store.get('held')).toMatchObject({ status: 'pending', releasedAt: 7_000, attempts: 1, attemptedAt: 7_000, spamReasons: ['links', 'blocked-term'] });
+      expect(await store.release('held', 8_000)).toBe(false);
+      expect(await store.release('marked', 8_000)).toBe(false);
+      expect(await store.release('missing', 8_000)).toBe(false);
+    });
+
     it('stores it with its first attempt claimed when asked, so no other process claims it', async () => {
-      await store.create(inquiry('i2'), 5_000);
+      await store.create(inquiry('i2'), { claimAt: 5_000 });
       expect(await store.get('i2')).toMatchObject({ attempts: 1, attemptedAt: 5_000 });
       expect(await store.claimDelivery('i2', 6_000, 0)).toBe(false);
       // Its process died: after the stale limit, another may claim it.
@@ -51,8 +107,8 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
     });
 
     it('stores nothing for a taken Idempotency-Key, and finds the first by it', async () => {
-      expect(await store.create(inquiry('first', { idempotencyKey: 'key-1' }))).toBe(true);
-      expect(await store.create(inquiry('second', { idempotencyKey: 'key-1' }))).toBe(false);
+      expect(await store.create(inquiry('first', { idempotencyKey: 'key-1' }))).toMatchObject({ stored: true });
+      expect(await store.create(inquiry('second', { idempotencyKey: 'key-1' }))).toMatchObject({ stored: false });
       expect((await store.findByIdempotencyKey('key-1'))?.id).toBe('first');
       expect(await store.get('second')).toBeUndefined();
     });
@@ -61,7 +117,7 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       const other = await fixture.another();
       for (let i = 0; i < 10; i++) {
         const results = await Promise.all([store.create(inquiry(`a${i}`, { idempotencyKey: `race-${i}` })), other.create(inquiry(`b${i}`, { idempotencyKey: `race-${i}` }))]);
-        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(results.filter((created) => created.stored)).toHaveLength(1);
       }
     });
 
@@ -80,7 +136,7 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
     });
 
     it('keeps what each channel delivered across attempts, and never erases it with a later one that did not redo it', async () => {
-      await store.create(inquiry('both'), 1_000);
+      await store.create(inquiry('both'), { claimAt: 1_000 });
       await store.markFailed('both', 1_100, { messageId: '<both@portico>', error: 'webhook: HTTP 500', nextAttemptAt: 16_000 });
       expect(await store.get('both')).toMatchObject({ status: 'failed', messageId: '<both@portico>', webhookAt: null, lastError: 'webhook: HTTP 500' });
       expect(await store.claimDelivery('both', 16_000, 0)).toBe(true);
@@ -98,7 +154,7 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
         ['overdue', 10_000],
         ['given-up', null],
       ] as const) {
-        await store.create(inquiry(id), 1_000);
+        await store.create(inquiry(id), { claimAt: 1_000 });
         await store.markFailed(id, 1_100, { error: 'ECONNREFUSED', nextAttemptAt: next });
       }
       expect((await store.listDue(30_000, 10)).map((i) => i.id)).toEqual(['overdue', 'due']);
@@ -127,8 +183,8 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
     it('lists stalled inquiries: never attempted or attempted before the limit, oldest first', async () => {
       await store.create(inquiry('new', { createdAt: 9 * MINUTE }));
       await store.create(inquiry('old', { createdAt: 1 * MINUTE }));
-      await store.create(inquiry('busy', { createdAt: 2 * MINUTE }), 9 * MINUTE);
-      await store.create(inquiry('dead', { createdAt: 3 * MINUTE }), 4 * MINUTE);
+      await store.create(inquiry('busy', { createdAt: 2 * MINUTE }), { claimAt: 9 * MINUTE });
+      await store.create(inquiry('dead', { createdAt: 3 * MINUTE }), { claimAt: 4 * MINUTE });
       expect((await store.listStalled(5 * MINUTE, 10)).map((i) => i.id)).toEqual(['old', 'dead']);
     });
 

@@ -23,6 +23,8 @@ const inquiry = (fields: Partial<NewInquiry> = {}): NewInquiry => ({
   remoteIp: '203.0.113.9',
   idempotencyKey: null,
   fingerprint: 'f',
+  contentHash: 'c'.repeat(64),
+  spamReasons: [],
   ...fields,
 });
 

@@ -36,6 +36,9 @@ const inquiry = (n: number, fields: Partial<Inquiry> = {}): Inquiry => ({
   webhookAt: null,
   sentAt: null,
   nextAttemptAt: null,
+  spamReasons: [],
+  duplicateOf: null,
+  releasedAt: null,
   ...fields,
 });
 
@@ -68,8 +71,19 @@ const row = (i: Inquiry) => ({
 });
 
 const fresh = (n: number, idempotencyKey: string | null): NewInquiry => {
-  const { attempts: _a, attemptedAt: _b, lastError: _c, messageId: _d, sentAt: _e, webhookAt: _f, nextAttemptAt: _g, ...rest } = inquiry(n, { createdAt: NOW + n, idempotencyKey });
-  return rest;
+  const {
+    attempts: _a,
+    attemptedAt: _b,
+    lastError: _c,
+    messageId: _d,
+    sentAt: _e,
+    webhookAt: _f,
+    nextAttemptAt: _g,
+    duplicateOf: _h,
+    releasedAt: _i,
+    ...rest
+  } = inquiry(n, { createdAt: NOW + n, idempotencyKey });
+  return { ...rest, contentHash: `c${n}` };
 };
 
 function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Promise<void> }>) {
@@ -90,11 +104,11 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
       for (const earlier of EARLIER) expect(await store.get(earlier.id)).toEqual(earlier);
       expect((await store.listStalled(NOW - 60_000, 10)).map((i) => i.id)).toEqual([EARLIER[2]!.id]);
       expect(await store.listDue(NOW, 10)).toEqual([]);
-      expect(await store.create(fresh(5, 'key-1'), NOW)).toBe(false);
-      expect(await store.create(fresh(6, null), NOW)).toBe(true);
-      expect(await store.create(fresh(7, null), NOW)).toBe(true);
-      expect(await store.create(fresh(8, 'key-8'), NOW)).toBe(true);
-      expect(await store.create(fresh(9, 'key-8'), NOW)).toBe(false);
+      expect(await store.create(fresh(5, 'key-1'), { claimAt: NOW })).toMatchObject({ stored: false });
+      expect(await store.create(fresh(6, null), { claimAt: NOW })).toMatchObject({ stored: true });
+      expect(await store.create(fresh(7, null), { claimAt: NOW })).toMatchObject({ stored: true });
+      expect(await store.create(fresh(8, 'key-8'), { claimAt: NOW })).toMatchObject({ stored: true });
+      expect(await store.create(fresh(9, 'key-8'), { claimAt: NOW })).toMatchObject({ stored: false });
       expect((await store.findByIdempotencyKey('key-8'))?.id).toBe(fresh(8, null).id);
       expect(await store.list({ limit: 20 })).toHaveLength(EARLIER.length + 3);
     });

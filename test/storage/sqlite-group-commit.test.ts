@@ -57,6 +57,8 @@ const inquiry = (id: string, idempotencyKey: string | null = null): NewInquiry =
   remoteIp: '127.0.0.1',
   idempotencyKey,
   fingerprint: 'f'.repeat(64),
+  contentHash: 'c'.repeat(64),
+  spamReasons: [],
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,7 +88,7 @@ describe('SQLite group commit', () => {
       await sleep(20);
       expect(performance.now() - started).toBeLessThan(200);
       other.exec('commit');
-      await expect(stored).resolves.toBe(true);
+      await expect(stored).resolves.toMatchObject({ stored: true });
       expect(await store.get('while-locked')).toMatchObject({ id: 'while-locked' });
     } finally {
       other.close();
@@ -151,7 +153,7 @@ describe('SQLite group commit', () => {
   it('tells each of two concurrent inquiries with one Idempotency-Key whether it was the one stored', async () => {
     const inquiries = inquiryStore(db);
     const created = await Promise.all([inquiries.create(inquiry('id-1', 'same')), inquiries.create(inquiry('id-2', 'same')), inquiries.create(inquiry('id-3'))]);
-    expect(created).toEqual([true, false, true]);
+    expect(created.map((c) => c.stored)).toEqual([true, false, true]);
     expect(await inquiries.get('id-2')).toBeUndefined();
     await inquiries.markSent('id-1', NOW + 1, { messageId: '<m1@example.com>' });
     await inquiries.markFailed('id-3', NOW + 1, { error: '550 refused', nextAttemptAt: null });

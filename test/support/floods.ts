@@ -128,7 +128,10 @@ export interface Overload {
  * addresses (127.0.3.x), each waiting for its answer before the next (a refused connection is opened again).
  */
 export async function inquiryOverload(target: Target, options: { connections: number; addresses: number; seconds: number }): Promise<Overload> {
-  const body = JSON.stringify({ name: 'Ana García', email: 'overload@example.com', message: 'We manage 40 buildings and would like a demo.', privacy: true });
+  // Each a message of its own: the same one again would be a duplicate (D20), stored and never delivered.
+  let sent = 0;
+  const run = Date.now();
+  const inquiry = () => JSON.stringify({ name: 'Ana García', email: 'overload@example.com', message: `We manage 40 buildings and would like a demo. Ref ${run}-${++sent}.`, privacy: true });
   const until = Date.now() + options.seconds * 1000;
   const outcomes: Record<string, number> = {};
   const times: number[] = [];
@@ -137,6 +140,7 @@ export async function inquiryOverload(target: Target, options: { connections: nu
   const send = (agent: Agent, from: string) =>
     new Promise<void>((resolve) => {
       const started = performance.now();
+      const body = inquiry();
       const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
       const req = request({ host: '127.0.0.1', port: target.port, method: 'POST', path: '/api/contact', agent, localAddress: from, headers }, (res) => {
         res.resume();

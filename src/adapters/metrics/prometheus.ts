@@ -31,7 +31,15 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
   const requestSeconds = histogram('portico_http_request_duration_seconds', 'Time to answer an HTTP request, by route template and method.', ['route', 'method']);
   const limited = counter('portico_rate_limited_total', 'Requests and tool calls refused by a rate limit, by limit.', ['limit']);
   const accepted = counter('portico_inquiries_accepted_total', 'Inquiries stored for delivery, by channel (web, api, mcp).', ['channel']);
-  const outcomes = counter('portico_inquiry_outcomes_total', 'What became of inquiries: a delivery attempt delivered, retrying or failed (no retry left), or kept as spam.', ['channel', 'outcome']);
+  const outcomes = counter('portico_inquiry_outcomes_total', 'What became of inquiries: a delivery attempt delivered, retrying or failed (no retry left), or kept as spam or as a duplicate.', [
+    'channel',
+    'outcome',
+  ]);
+  const spamReasons = counter('portico_inquiry_spam_reasons_total', 'Reasons screening gave stored inquiries, by channel, reason and action (held as spam, or delivered marked).', [
+    'channel',
+    'reason',
+    'action',
+  ]);
   const attempts = counter('portico_delivery_attempts_total', 'Deliveries tried on one channel (mail, webhook), by result (ok, error).', ['channel', 'result']);
   const attemptSeconds = histogram('portico_delivery_duration_seconds', 'Time a delivery on one channel took, by channel.', ['channel']);
   const tokens = counter('portico_oauth_tokens_issued_total', 'Token responses issued, by grant type.', ['grant']);
@@ -85,6 +93,7 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
     rateLimited: (limit) => limited.inc({ limit }),
     inquiryAccepted: (channel) => accepted.inc({ channel }),
     inquiryOutcome: (channel, outcome) => outcomes.inc({ channel, outcome }),
+    inquirySpamReason: (channel, reason, action) => spamReasons.inc({ channel, reason, action }),
     deliveryAttempt(channel, ok, seconds) {
       attempts.inc({ channel, result: ok ? 'ok' : 'error' });
       attemptSeconds.observe({ channel }, seconds);

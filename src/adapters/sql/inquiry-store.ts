@@ -1,6 +1,7 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
-import { sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import { PostgresAdapter, sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
+import type { Created, Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import type { SpamReason } from '../../ports/spam-check.js';
 import { normalizeEmail } from '../../ports/normalize-email.js';
 import type { Db } from './database.js';
 import { fillNormalizedEmails } from './normalized-emails.js';
@@ -11,15 +12,25 @@ import type { InquiriesTable, Tables } from './schema.js';
  * the contact path's writes and the deletions as direct statements, committed in groups.
  */
 export function sqlInquiryStore(db: Db): InquiryStore {
+  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   const store: InquiryStore = {
-    async create(inquiry: NewInquiry, claimAt?: number) {
-      const result = await db
-        .insertInto('inquiries')
-        .values(toRow(inquiry, claimAt))
-        // The predicate names SQLite's partial unique index (migration 0003); PostgreSQL's full one satisfies it too.
-        .onConflict((oc) => oc.column('idempotency_key').where('idempotency_key', 'is not', null).doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+    async create(inquiry, { claimAt, duplicatesSince } = {}) {
+      if (duplicatesSince === undefined) return insert(db, toRow(inquiry, claimAt), null);
+      return db.transaction().execute(async (trx) => {
+        // Two nodes storing the same inquiry at once would each find no earlier one: the second waits here
+        // for the first to commit, and its next statement, in a snapshot of its own (READ COMMITTED), sees it.
+        if (postgres) await sql`select pg_advisory_xact_lock(${DUPLICATE_LOCK_CLASS}, hashtext(${inquiry.contentHash}))`.execute(trx);
+        const earlier = await trx
+          .selectFrom('inquiries')
+          .select(['id', 'duplicate_of'])
+          .where('content_hash', '=', inquiry.contentHash)
+          .where('created_at', '>=', duplicatesSince)
+          .orderBy('created_at')
+          .limit(1)
+          .executeTakeFirst();
+        const duplicateOf = earlier ? (earlier.duplicate_of ?? earlier.id) : null;
+        return insert(trx, toRow(inquiry, duplicateOf === null ? claimAt : undefined, duplicateOf), duplicateOf);
+      });
     },
 
     async get(id) {
@@ -46,6 +57,16 @@ export function sqlInquiryStore(db: Db): InquiryStore {
             ...(resendSent ? [eb('status', '=', 'sent')] : []),
           ]),
         )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async release(id, at) {
+      const result = await db
+        .updateTable('inquiries')
+        .set({ status: 'pending', released_at: at, attempted_at: at, attempts: sql`attempts + 1` })
+        .where('id', '=', id)
+        .where(STATUS_IS.spam)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
@@ -158,6 +179,23 @@ export function sqlInquiryStore(db: Db): InquiryStore {
   return store;
 }
 
+// The first key of PostgreSQL's two-key advisory locks taken while an inquiry is compared with earlier
+// ones; the second is its content hash's hashtext. A number of Portico's own, apart from other users' locks.
+const DUPLICATE_LOCK_CLASS = 0x506f7274; // "Port"
+
+/** Inserts the row unless its idempotency key is taken. */
+async function insert(db: Db, row: ReturnType<typeof toRow>, duplicateOf: string | null): Promise<Created> {
+  const result = await db
+    .insertInto('inquiries')
+    .values(row)
+    // The predicate names SQLite's partial unique index (migration 0003); PostgreSQL's full one satisfies it too.
+    .onConflict((oc) => oc.column('idempotency_key').where('idempotency_key', 'is not', null).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1 ? { stored: true, duplicateOf } : NOT_STORED;
+}
+
+export const NOT_STORED: Created = Object.freeze({ stored: false, duplicateOf: null });
+
 /** The filter as a WHERE clause. */
 function matching<Q extends SelectQueryBuilder<Tables, 'inquiries', object>>(query: Q, filter: InquiryFilter): Q {
   if ('id' in filter) return query.where('id', '=', filter.id) as Q;
@@ -173,6 +211,7 @@ const STATUS_IS: Record<InquiryStatus, RawBuilder<boolean>> = {
   sent: sql`status = 'sent'`,
   failed: sql`status = 'failed'`,
   spam: sql`status = 'spam'`,
+  duplicate: sql`status = 'duplicate'`,
 };
 
 /** A channel's outcome is written once it exists, and never erased by a later attempt that did not redo it. */
@@ -183,12 +222,15 @@ function keep(eb: ExpressionBuilder<Tables, 'inquiries'>, delivered: Delivered) 
   };
 }
 
-/** The row of a new inquiry; `claimAt` when its first delivery attempt is claimed with the insert. */
-export function toRow(inquiry: NewInquiry, claimAt?: number) {
+/**
+ * The row of a new inquiry; `claimAt` when its first delivery attempt is claimed with the insert,
+ * `duplicateOf` when it is a duplicate of that inquiry.
+ */
+export function toRow(inquiry: NewInquiry, claimAt?: number, duplicateOf: string | null = null) {
   return {
     id: inquiry.id,
     created_at: inquiry.createdAt,
-    status: inquiry.status,
+    status: duplicateOf === null ? inquiry.status : 'duplicate',
     channel: inquiry.channel,
     name: inquiry.name,
     email: inquiry.email,
@@ -207,6 +249,10 @@ export function toRow(inquiry: NewInquiry, claimAt?: number) {
     webhook_at: null,
     next_attempt_at: null,
     acknowledged_at: null,
+    content_hash: inquiry.contentHash,
+    duplicate_of: duplicateOf,
+    spam_reasons: inquiry.spamReasons.length ? inquiry.spamReasons.join(',') : null,
+    released_at: null,
   };
 }
 
@@ -233,5 +279,8 @@ function fromRow(row: Selectable<InquiriesTable>): Inquiry {
     webhookAt: toNumber(row.webhook_at),
     sentAt: toNumber(row.sent_at),
     nextAttemptAt: toNumber(row.next_attempt_at),
+    spamReasons: row.spam_reasons === null ? [] : (row.spam_reasons.split(',') as SpamReason[]),
+    duplicateOf: row.duplicate_of,
+    releasedAt: toNumber(row.released_at),
   };
 }

@@ -168,6 +168,30 @@ const migrations: Record<string, Migration> = {
       else await migrate(db);
     },
   },
+  // Screening (D20): each inquiry's content hash, looked up with created_at to find an earlier identical
+  // one within DUPLICATE_WINDOW; the first one's id on a duplicate; the reasons screening gave; when the
+  // team released one from spam. Only additions, nullable, for a rolling upgrade: a node of the previous
+  // version inserts rows without a hash, which no later inquiry is found a duplicate of. Duplicates get
+  // an index of their own, as the other statuses kept apart from delivery have (0005, 0006).
+  '0008_screening': {
+    async up(db: Kysely<unknown>) {
+      const migrate = async (trx: Kysely<unknown>) => {
+        for (const [column, type] of [
+          ['content_hash', 'text'],
+          ['duplicate_of', 'text'],
+          ['spam_reasons', 'text'],
+          ['released_at', 'bigint'],
+        ] as const) {
+          await trx.schema.alterTable('inquiries').addColumn(column, type).execute();
+        }
+        await sql`create index inquiries_content_hash on inquiries (content_hash, created_at) where content_hash is not null`.execute(trx);
+        await sql`create index inquiries_duplicate on inquiries (created_at) where status = 'duplicate'`.execute(trx);
+      };
+      // One transaction on SQLite too, as 0007: a stop half-way leaves nothing to trip over on the next start.
+      if (db.getExecutor().adapter instanceof SqliteAdapter) await db.transaction().execute(migrate);
+      else await migrate(db);
+    },
+  },
 };
 
 /**

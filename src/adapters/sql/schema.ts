@@ -24,6 +24,12 @@ export interface InquiriesTable {
   webhook_at: number | null;
   next_attempt_at: number | null;
   acknowledged_at: number | null;
+  /** contentHash (screening.ts); null on a row a node of an earlier version inserted. */
+  content_hash: string | null;
+  duplicate_of: string | null;
+  /** The reasons, comma-separated; null when there were none. */
+  spam_reasons: string | null;
+  released_at: number | null;
 }
 
 export interface OAuthClientsTable {

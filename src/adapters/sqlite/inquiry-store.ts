@@ -3,13 +3,15 @@
 import { sql } from 'kysely';
 import type { InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { Db } from '../sql/database.js';
-import { sqlInquiryStore, toRow } from '../sql/inquiry-store.js';
+import { NOT_STORED, sqlInquiryStore, toRow } from '../sql/inquiry-store.js';
 import type { DirectSqlite } from './direct.js';
 
 // The columns of an inquiry's insert on SQLite's hot path, bound by position (faster than by name).
-const INSERT_COLUMNS = Object.keys(toRow({ email: '' } as NewInquiry));
+const INSERT_COLUMNS = Object.keys(toRow({ email: '', spamReasons: [] } as unknown as NewInquiry));
 // Built once: the statement cache finds a statement by its text, and a string made anew is hashed anew.
 const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
+// The earliest inquiry with the same content in the window, by the (content_hash, created_at) index (migration 0008).
+const EARLIER_SQL = 'select id, duplicate_of from inquiries where content_hash = ? and created_at >= ? order by created_at limit 1';
 const MARK_SENT_SQL =
   "update inquiries set status = 'sent', sent_at = ?, message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = null, next_attempt_at = null where id = ?";
 const MARK_FAILED_SQL = "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
@@ -35,7 +37,16 @@ export function sqliteInquiryStore(db: Db, direct: DirectSqlite): InquiryStore {
       }
       return deleted;
     },
-    create: (inquiry, claimAt) => direct.write(() => direct.statement(INSERT_SQL).run(...Object.values(toRow(inquiry, claimAt))).changes === 1),
+    // The look for an earlier inquiry and the insert run in one write: in one transaction, which one
+    // process at a time commits (BEGIN IMMEDIATE), so of two identical inquiries one is the duplicate.
+    create: (inquiry, { claimAt, duplicatesSince } = {}) =>
+      direct.write(() => {
+        const earlier =
+          duplicatesSince === undefined ? undefined : (direct.statement(EARLIER_SQL).get(inquiry.contentHash, duplicatesSince) as { id: string; duplicate_of: string | null } | undefined);
+        const duplicateOf = earlier ? (earlier.duplicate_of ?? earlier.id) : null;
+        const row = toRow(inquiry, duplicateOf === null ? claimAt : undefined, duplicateOf);
+        return direct.statement(INSERT_SQL).run(...Object.values(row)).changes === 1 ? { stored: true, duplicateOf } : NOT_STORED;
+      }),
     markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),
     markFailed: (id, _at, failure) => direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),
     // The WAL still holds the pages as they were before the deletion: copy the new ones into the file and empty it.

@@ -2,12 +2,12 @@
 // yet (the team's e-mail, the webhook), records what got through, and schedules the next attempt.
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
-import type { Delivered, Inquiry, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import type { Deliverable, Delivered, InquiryStore } from '../../ports/inquiry-store.js';
 import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
 import type { DeliveryChannel, Metrics } from '../../ports/metrics.js';
 import type { Random } from '../../ports/random.js';
 import { WebhookDeliveryError, type WebhookSender } from '../../ports/webhook.js';
-import { composeInquiryEmail, type InquiryMailSettings } from './email.js';
+import { composeInquiryEmail, isMarked, type InquiryMailSettings } from './email.js';
 
 export interface DeliveryDeps {
   inquiries: InquiryStore;
@@ -19,7 +19,7 @@ export interface DeliveryDeps {
   mail: InquiryMailSettings;
   /** How long after its acceptance an inquiry is still retried (MAIL_RETRY_FOR). */
   retryForMs: number;
-  log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   metrics: Metrics;
 }
 
@@ -48,7 +48,7 @@ export async function deliver(deps: DeliveryDeps, id: string, options: { resendS
  * the outcome. Answers as the contract asks: nothing thrown once some channel has the inquiry (the team
  * has the lead, the rest is retried); 502 `delivery_failed` when none has it.
  */
-export async function attempt(deps: DeliveryDeps, inquiry: NewInquiry & Partial<Pick<Inquiry, 'messageId' | 'webhookAt' | 'attempts'>>): Promise<void> {
+export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise<void> {
   const delivered: Delivered = {};
   const failures: { reason: string; permanent: boolean }[] = [];
   const timed = async (channel: DeliveryChannel, send: () => Promise<unknown>): Promise<void> => {
@@ -117,7 +117,7 @@ export function retryAt(createdAt: number, attempts: number, now: number, retryF
 }
 
 /** The webhook's event: the inquiry as the team needs it, never the sender's address or idempotency key. */
-function webhookEvent(inquiry: NewInquiry) {
+function webhookEvent(inquiry: Deliverable) {
   return {
     id: inquiry.id,
     type: WEBHOOK_EVENT,
@@ -131,6 +131,10 @@ function webhookEvent(inquiry: NewInquiry) {
       locale: inquiry.locale,
       channel: inquiry.channel,
       clientId: inquiry.clientId,
+      // D20: what screening found. `possibleSpam` is what the team's e-mail marks; a released inquiry is not.
+      spamReasons: inquiry.spamReasons,
+      possibleSpam: isMarked(inquiry),
+      releasedAt: inquiry.releasedAt ? new Date(inquiry.releasedAt).toISOString() : null,
     },
   };
 }

@@ -12,6 +12,10 @@ export interface TeamEmailWords {
   inquiry: string;
   channels: Record<Inquiry['channel'], string>;
   client: string;
+  /** Before the subject of an inquiry screening gave reasons (D20). */
+  possibleSpam: string;
+  /** The label of the line that names those reasons. */
+  spamReasons: string;
 }
 
 export const TEAM_EMAIL: Record<Locale, TeamEmailWords> = {
@@ -25,6 +29,8 @@ export const TEAM_EMAIL: Record<Locale, TeamEmailWords> = {
     inquiry: 'Consulta',
     channels: { web: 'formulario web', api: 'API', mcp: 'MCP' },
     client: 'cliente',
+    possibleSpam: '[Posible spam]',
+    spamReasons: 'Motivos de sospecha',
   },
   en: {
     subject: (name) => `New inquiry from ${name}`,
@@ -36,6 +42,8 @@ export const TEAM_EMAIL: Record<Locale, TeamEmailWords> = {
     inquiry: 'Inquiry',
     channels: { web: 'web form', api: 'API', mcp: 'MCP' },
     client: 'client',
+    possibleSpam: '[Possible spam]',
+    spamReasons: 'Spam reasons',
   },
   ca: {
     subject: (name) => `Nova consulta de ${name}`,
@@ -47,6 +55,8 @@ export const TEAM_EMAIL: Record<Locale, TeamEmailWords> = {
     inquiry: 'Consulta',
     channels: { web: 'formulari web', api: 'API', mcp: 'MCP' },
     client: 'client',
+    possibleSpam: '[Possible correu brossa]',
+    spamReasons: 'Motius de sospita',
   },
   ru: {
     subject: (name) => `Новый запрос от ${name}`,
@@ -58,6 +68,8 @@ export const TEAM_EMAIL: Record<Locale, TeamEmailWords> = {
     inquiry: 'Запрос',
     channels: { web: 'веб-форма', api: 'API', mcp: 'MCP' },
     client: 'клиент',
+    possibleSpam: '[Возможно, спам]',
+    spamReasons: 'Признаки спама',
   },
   eu: {
     subject: (name) => `Kontsulta berria: ${name}`,
@@ -69,6 +81,8 @@ export const TEAM_EMAIL: Record<Locale, TeamEmailWords> = {
     inquiry: 'Kontsulta',
     channels: { web: 'web formularioa', api: 'APIa', mcp: 'MCP' },
     client: 'bezeroa',
+    possibleSpam: '[Spam izan daiteke]',
+    spamReasons: 'Susmo-arrazoiak',
   },
   gl: {
     subject: (name) => `Nova consulta de ${name}`,
@@ -80,6 +94,8 @@ export const TEAM_EMAIL: Record<Locale, TeamEmailWords> = {
     inquiry: 'Consulta',
     channels: { web: 'formulario web', api: 'API', mcp: 'MCP' },
     client: 'cliente',
+    possibleSpam: '[Posible spam]',
+    spamReasons: 'Motivos de sospeita',
   },
 };
 

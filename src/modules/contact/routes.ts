@@ -1,4 +1,5 @@
 // The contact routes: POST /api/contact (its CORS preflight is derived from `cors`).
+import { headerValue } from '../shared/header-value.js';
 import { IdempotencyKey, readIdempotencyKey } from '../shared/idempotency-key.js';
 import { route, type RouteSpec } from '../shared/route-spec.js';
 import { ContactRequest, ContactResponse } from './schema.js';
@@ -48,6 +49,8 @@ export function contactRoutes(deps: ContactDeps): RouteSpec[] {
           clientId: principal?.clientId ?? null,
           authenticated: principal !== undefined,
           idempotencyKey: readIdempotencyKey(headers['idempotency-key']),
+          userAgent: headerValue(headers['user-agent']),
+          referrer: headerValue(headers.referer),
         });
         return { status: 200, body: { ok: true } };
       },

@@ -1,14 +1,29 @@
-// Submitting an inquiry: honeypot -> idempotent replay -> human check -> store -> send -> receipt.
+// Submitting an inquiry: honeypot -> idempotent replay -> human check -> screening -> store (or find it a
+// duplicate) -> send -> receipt.
 import { hash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../errors.js';
 import { HumanCheckUnavailable, type HumanCheck } from '../../ports/human-check.js';
 import type { Inquiry, InquiryChannel, NewInquiry } from '../../ports/inquiry-store.js';
 import { uuidV7 } from '../../ports/random.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
+import { SpamCheckUnavailable, type SpamCheck, type SpamReason } from '../../ports/spam-check.js';
 import { acknowledge } from './acknowledgement.js';
 import type { Admission } from './admission.js';
 import { attempt, deliver, type DeliveryDeps } from './delivery.js';
 import type { ContactRequest } from './schema.js';
+import { contentHash, type Screened } from './screening.js';
+
+/** How inquiries are screened (D20): built once from the configuration. */
+export interface Screening {
+  /** The reasons found on this node, without the network (screening.ts). */
+  local(inquiry: Screened): SpamReason[];
+  /** The reasons that keep an inquiry as spam (SPAM_HOLD). */
+  hold: readonly SpamReason[];
+  /** An identical inquiry within this long is a duplicate (DUPLICATE_WINDOW); 0: never. */
+  duplicateWindowMs: number;
+  /** Akismet, when AKISMET_KEY is set and screening is on. */
+  remote: SpamCheck | undefined;
+}
 
 export interface ContactDeps extends DeliveryDeps {
   /** Absent when Turnstile is disabled. */
@@ -19,6 +34,7 @@ export interface ContactDeps extends DeliveryDeps {
   limiter: RateLimiter;
   /** The inquiries this node works on at once, whichever door they come through (D19). */
   admission: Admission;
+  screening: Screening;
 }
 
 export interface Submission {
@@ -29,6 +45,9 @@ export interface Submission {
   clientId: string | null;
   authenticated: boolean;
   idempotencyKey: string | undefined;
+  /** What the request said of its sender, for a remote spam check: User-Agent and Referer. */
+  userAgent: string | undefined;
+  referrer: string | undefined;
 }
 
 const HUMAN_CHECK_RETRY_AFTER_SECONDS = '10';
@@ -44,12 +63,13 @@ export function submitInquiry(deps: ContactDeps, submission: Submission): Promis
 
 async function submit(deps: ContactDeps, submission: Submission): Promise<void> {
   const { request } = submission;
-  const inquiry = newInquiry(deps, submission);
+  const { screening } = deps;
+  const inquiry = newInquiry(deps, submission, screening.local(request));
 
-  // D8: a filled honeypot looks accepted to the bot, is kept as spam, and sends nothing.
-  if (request.website?.trim()) {
-    await deps.inquiries.create({ ...inquiry, status: 'spam', idempotencyKey: null });
-    deps.metrics.inquiryOutcome(inquiry.channel, 'spam');
+  // D8: a filled honeypot looks accepted to the bot, is kept as spam, and sends nothing: before any other
+  // check, so that a bot learns nothing from a refusal.
+  if (inquiry.spamReasons.includes('honeypot') && screening.hold.includes('honeypot')) {
+    await store(deps, inquiry);
     return;
   }
 
@@ -62,24 +82,66 @@ async function submit(deps: ContactDeps, submission: Submission): Promise<void> 
 
   const checked = !submission.authenticated && deps.humanCheck !== undefined;
   if (checked) await checkHuman(deps.humanCheck!, request.turnstileToken, submission.remoteIp);
+  // Asked only of an inquiry nothing holds yet: the others are kept whatever it answers.
+  if (screening.remote && !inquiry.spamReasons.some((reason) => screening.hold.includes(reason))) await askRemote(deps, screening.remote, inquiry, submission);
 
-  // Stored with its first delivery attempt already claimed: one write before the e-mail, not three.
-  if (!(await deps.inquiries.create(inquiry, inquiry.createdAt))) {
-    // A concurrent request with the same Idempotency-Key stored first.
-    const earlier = await deps.inquiries.findByIdempotencyKey(inquiry.idempotencyKey!);
-    return replay(deps, earlier!, inquiry.fingerprint);
-  }
-  deps.metrics.inquiryAccepted(inquiry.channel);
+  if (!(await store(deps, inquiry))) return;
   // The submitter proved something (a passed check, or a token naming its client): never a stranger's address.
   if (deps.acknowledge && (checked || submission.clientId !== null)) void acknowledge(deps, inquiry);
   await attempt(deps, inquiry);
+}
+
+/**
+ * Stores the inquiry: as spam when a reason holds it, as a duplicate when an identical one came within
+ * DUPLICATE_WINDOW (neither is delivered), else with its first delivery attempt already claimed (one write
+ * before the e-mail, not three). True when it is to be delivered now.
+ */
+async function store(deps: ContactDeps, inquiry: NewInquiry): Promise<boolean> {
+  const { screening } = deps;
+  const held = inquiry.spamReasons.some((reason) => screening.hold.includes(reason));
+  if (held) inquiry.status = 'spam';
+  const since = screening.duplicateWindowMs > 0 ? inquiry.createdAt - screening.duplicateWindowMs : undefined;
+  const created = await deps.inquiries.create(inquiry, { claimAt: held ? undefined : inquiry.createdAt, duplicatesSince: since });
+  if (!created.stored) {
+    // A concurrent request with the same Idempotency-Key stored first.
+    const earlier = await deps.inquiries.findByIdempotencyKey(inquiry.idempotencyKey!);
+    await replay(deps, earlier!, inquiry.fingerprint);
+    return false;
+  }
+  for (const reason of inquiry.spamReasons) deps.metrics.inquirySpamReason(inquiry.channel, reason, held ? 'held' : 'marked');
+  if (created.duplicateOf !== null) {
+    deps.metrics.inquiryOutcome(inquiry.channel, 'duplicate');
+    deps.log.info({ inquiry: inquiry.id, duplicateOf: created.duplicateOf }, 'inquiry is a duplicate; not delivered again');
+    return false;
+  }
+  if (held) {
+    deps.metrics.inquiryOutcome(inquiry.channel, 'spam');
+    deps.log.info({ inquiry: inquiry.id, spamReasons: inquiry.spamReasons }, 'inquiry kept as spam; `portico inquiries release` delivers it');
+    return false;
+  }
+  deps.metrics.inquiryAccepted(inquiry.channel);
+  return true;
+}
+
+/** Akismet's verdict joins the reasons; its outage never stops an inquiry, which goes on unjudged. */
+async function askRemote(deps: ContactDeps, remote: SpamCheck, inquiry: NewInquiry, submission: Submission): Promise<void> {
+  try {
+    const { name, email, message, locale } = inquiry;
+    if (await remote.isSpam({ name, email, message, locale, remoteIp: submission.remoteIp, userAgent: submission.userAgent, referrer: submission.referrer })) {
+      inquiry.spamReasons.push('akismet');
+    }
+  } catch (error) {
+    if (!(error instanceof SpamCheckUnavailable)) throw error;
+    deps.log.warn({ inquiry: inquiry.id, reason: 'akismet-unavailable', error: error.message }, 'Akismet gave no verdict; the inquiry goes on unjudged');
+  }
 }
 
 async function replay(deps: ContactDeps, earlier: Inquiry, fingerprint: string): Promise<void> {
   if (earlier.fingerprint !== fingerprint) {
     throw new AppError('idempotency_key_reused', 'this Idempotency-Key was already used with a different request');
   }
-  if (earlier.status === 'sent') return;
+  // Answered as the first was: delivered, or kept back (spam, a duplicate) without a word of it.
+  if (earlier.status === 'sent' || earlier.status === 'spam' || earlier.status === 'duplicate') return;
   // Failed, or stalled by a crash: this retry delivers the stored inquiry (it passed its checks then).
   await deliver(deps, earlier.id);
 }
@@ -96,7 +158,7 @@ async function checkHuman(humanCheck: HumanCheck, token: string | undefined, rem
   if (!result.passed) throw new AppError('human_check_failed', `the Turnstile token was rejected (${result.reasons.join(', ')})`);
 }
 
-function newInquiry(deps: ContactDeps, submission: Submission): NewInquiry {
+function newInquiry(deps: ContactDeps, submission: Submission, spamReasons: SpamReason[]): NewInquiry {
   const { name, email, message, locale } = submission.request;
   const now = deps.clock.now();
   return {
@@ -112,6 +174,8 @@ function newInquiry(deps: ContactDeps, submission: Submission): NewInquiry {
     remoteIp: submission.remoteIp,
     idempotencyKey: scopedKey(submission),
     fingerprint: hash('sha256', JSON.stringify([name, email, message, locale]), 'hex'),
+    contentHash: contentHash(email, message),
+    spamReasons,
   };
 }
 

@@ -24,6 +24,9 @@ export interface Caller {
   clientId: string | null;
   /** The HTTP Idempotency-Key of the tools/call request, as on POST /api/contact (D8). */
   idempotencyKey: string | undefined;
+  /** The request's User-Agent and Referer, for a remote spam check (D20). */
+  userAgent?: string | undefined;
+  referrer?: string | undefined;
 }
 
 export interface ToolResult {
@@ -55,6 +58,8 @@ export async function callContactTool(deps: ContactDeps, input: ContactToolInput
       // Agents cannot solve Turnstile; the contact quota above stands in for it (contract section 5, D14).
       authenticated: true,
       idempotencyKey: caller.idempotencyKey,
+      userAgent: caller.userAgent,
+      referrer: caller.referrer,
     });
   } catch (error) {
     if (error instanceof AppError) {

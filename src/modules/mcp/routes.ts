@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import { publicOrigin } from '../shared/public-origin.js';
 import { route, type Reply, type RouteSpec } from '../shared/route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
+import { headerValue } from '../shared/header-value.js';
 import { readIdempotencyKey } from '../shared/idempotency-key.js';
 import { callContactTool, type Caller } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
@@ -88,7 +89,13 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         if (Array.isArray(body)) return jsonRpcError(400, -32600, 'JSON-RPC batches are not supported');
         const era = toolsListEra(body, headers);
         if (era) return { status: 200, body: await toolsList(era, (body as { id: string | number }).id), contentType: 'application/json' };
-        const caller = { remoteIp: ip, clientId: principal?.clientId ?? null, idempotencyKey: readIdempotencyKey(headers['idempotency-key']) };
+        const caller: Caller = {
+          remoteIp: ip,
+          clientId: principal?.clientId ?? null,
+          idempotencyKey: readIdempotencyKey(headers['idempotency-key']),
+          userAgent: headerValue(headers['user-agent']),
+          referrer: headerValue(headers.referer),
+        };
         const call = contactCall(body, headers);
         if (call) return { status: 200, body: contactCallResponse(call, await callContactTool(deps, call.arguments, caller), SERVER_INFO), contentType: 'application/json' };
         return throughSdk(body, headers, caller);

@@ -1,0 +1,66 @@
+// Screening leads (D20): DUPLICATE_WINDOW, SPAM_SCREEN, SPAM_HOLD, SPAM_MAX_LINKS, SPAM_BLOCKED_TERMS and
+// Akismet's AKISMET_KEY and AKISMET_URL.
+import { SPAM_REASONS, type SpamReason } from '../ports/spam-check.js';
+import { durationMs } from './durations.js';
+import { parseSwitch, type Fail } from './values.js';
+
+export interface ScreeningSettings {
+  /** SPAM_SCREEN: off leaves only the honeypot (D8), which no person fills. */
+  enabled: boolean;
+  /** SPAM_HOLD: the reasons that keep an inquiry as spam; the others deliver it marked. */
+  hold: readonly SpamReason[];
+  /** SPAM_MAX_LINKS: more links than this is the reason `links`. */
+  maxLinks: number;
+  /** SPAM_BLOCKED_TERMS, as the operator wrote them. */
+  blockedTerms: readonly string[];
+  /** DUPLICATE_WINDOW: how long an identical inquiry counts as a duplicate; 0: never. */
+  duplicateWindowMs: number;
+  /** Akismet's comment-check, when AKISMET_KEY is set. */
+  akismet: { key: string; url: string } | undefined;
+}
+
+export const DEFAULT_HOLD: readonly SpamReason[] = ['honeypot', 'links', 'blocked-term', 'akismet'];
+export const AKISMET_URL = 'https://rest.akismet.com';
+// A message of 5,000 characters holds fewer than a thousand words: more links than that is no setting.
+const MAX_LINKS = 1_000;
+
+type Read = (name: string) => string | undefined;
+
+/**
+ * The screening settings; each bad value goes to `fail`. DUPLICATE_WINDOW may not outlast INQUIRY_RETENTION
+ * (`inquiryRetentionMs`, undefined when inquiries are kept for ever): the first of two inquiries must still be there.
+ */
+export function parseScreening(read: Read, inquiryRetentionMs: number | undefined, fail: Fail): ScreeningSettings {
+  const enabled = parseSwitch('SPAM_SCREEN', read('SPAM_SCREEN') ?? 'on', ['on', 'off'], fail) === 'on';
+  const holdRaw = read('SPAM_HOLD');
+  const hold = holdRaw === undefined ? DEFAULT_HOLD : parseHold(holdRaw, fail);
+  const linksRaw = read('SPAM_MAX_LINKS') ?? '5';
+  if (!/^\d+$/.test(linksRaw) || Number(linksRaw) > MAX_LINKS) fail('SPAM_MAX_LINKS', `must be an integer from 0 to ${MAX_LINKS}`, linksRaw);
+  const termsRaw = read('SPAM_BLOCKED_TERMS');
+  const blockedTerms = termsRaw === undefined ? [] : parseTerms(termsRaw, fail);
+  const windowRaw = read('DUPLICATE_WINDOW') ?? '24h';
+  const duplicateWindowMs = durationMs(windowRaw) ?? fail('DUPLICATE_WINDOW', 'must be a duration such as 10m, 24h or 7d, or 0s to turn the rule off', windowRaw);
+  if (inquiryRetentionMs !== undefined && duplicateWindowMs > inquiryRetentionMs) {
+    fail('DUPLICATE_WINDOW', 'must be at most INQUIRY_RETENTION: an inquiry is compared with those still kept', windowRaw);
+  }
+  const key = read('AKISMET_KEY');
+  const url = read('AKISMET_URL') ?? AKISMET_URL;
+  if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(url)) fail('AKISMET_URL', "must be Akismet's base address, such as https://rest.akismet.com", url);
+  return { enabled, hold, maxLinks: Number(linksRaw), blockedTerms, duplicateWindowMs, akismet: key === undefined ? undefined : { key, url: url.replace(/\/+$/, '') } };
+}
+
+function parseHold(raw: string, fail: Fail): SpamReason[] {
+  // `none` holds nothing back: every reason marks, none keeps.
+  if (raw.toLowerCase() === 'none') return [];
+  return raw.split(',').map((item) => {
+    const reason = item.trim().toLowerCase();
+    if (!(SPAM_REASONS as readonly string[]).includes(reason)) fail('SPAM_HOLD', `must be a comma-separated list of ${SPAM_REASONS.join(', ')}, or none`, item.trim());
+    return reason as SpamReason;
+  });
+}
+
+function parseTerms(raw: string, fail: Fail): string[] {
+  const terms = raw.split(',').map((term) => term.trim());
+  if (terms.some((term) => term === '')) fail('SPAM_BLOCKED_TERMS', 'must be a comma-separated list of terms, none of them empty', raw);
+  return terms;
+}
