@@ -238,9 +238,10 @@ const CSV_COLUMNS: [string, (inquiry: Inquiry) => string | number | null][] = [
   ['locale', (i) => i.locale],
   ['message', (i) => i.message],
   ['client_id', (i) => i.clientId],
-  ['spam_reasons', (i) => i.spamReasons.join(',')],
-  ['duplicate_of', (i) => i.duplicateOf],
   ['attempts', (i) => i.attempts],
   ['sent', (i) => (i.sentAt === null ? null : iso(i.sentAt))],
   ['last_error', (i) => i.lastError],
+  // Last, so that a spreadsheet made for the columns before still reads them where they were.
+  ['spam_reasons', (i) => i.spamReasons.join(',')],
+  ['duplicate_of', (i) => i.duplicateOf],
 ];

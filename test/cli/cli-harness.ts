@@ -9,7 +9,7 @@ import { openDatabase } from '../../src/adapters/sql/database.js';
 import { inquiryStore } from '../../src/adapters/stores.js';
 import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
 import type { NewInquiry } from '../../src/ports/inquiry-store.js';
-import { inquiry, startApp } from '../support/app.js';
+import { inquiry as anInquiry, startApp } from '../support/app.js';
 import type { TestSmtpServer } from '../support/smtp-server.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -70,6 +70,7 @@ export interface Seeded {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let seedings = 0;
 
 /**
  * Posts three inquiries to the real app on the workspace's database, oldest first: one delivered,
@@ -77,6 +78,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 export async function seedInquiries(space: Workspace, smtp: TestSmtpServer): Promise<Seeded> {
   const api = await startApp({ ...space.env, SMTP_URL: smtp.url, RATE_LIMITS: 'off' }, { dir: space.dir });
+  // Each seeding's inquiries are its own: the same ones again would be duplicates of the first (D20).
+  const inquiry = (fields: Record<string, unknown>) => anInquiry({ ...fields, message: `We manage 40 buildings and would like a demo. Seeding ${++seedings}.` });
   try {
     smtp.mode = 'accept';
     const sent = await api.post('/api/contact', inquiry({ name: 'Sent Sender', email: 'sent@example.com' }));

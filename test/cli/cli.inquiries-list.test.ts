@@ -54,10 +54,10 @@ describe('portico inquiries list', () => {
     const { code, stdout, stderr } = await space.cli('inquiries', 'list');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(lines(stdout)[0]).toMatch(/^ID +RECEIVED +STATUS +TRIES +NEXT TRY +LANG +CHANNEL +EMAIL +NAME +LAST ERROR$/);
+    expect(lines(stdout)[0]).toMatch(/^ID +RECEIVED +STATUS +TRIES +NEXT TRY +LANG +CHANNEL +EMAIL +NAME +REASONS +LAST ERROR$/);
     expect(table(stdout)).toEqual([
-      expect.objectContaining({ ID: seeded.spam, STATUS: 'spam', EMAIL: 'bot@example.com', NAME: 'Spam Bot' }),
-      expect.objectContaining({ ID: seeded.failed, STATUS: 'failed', TRIES: '1', LANG: 'en', CHANNEL: 'web', EMAIL: 'failed@example.com', NAME: 'Failed Sender' }),
+      expect.objectContaining({ ID: seeded.spam, STATUS: 'spam', EMAIL: 'bot@example.com', NAME: 'Spam Bot', REASONS: 'honeypot' }),
+      expect.objectContaining({ ID: seeded.failed, STATUS: 'failed', TRIES: '1', LANG: 'en', CHANNEL: 'web', EMAIL: 'failed@example.com', NAME: 'Failed Sender', REASONS: '-' }),
       expect.objectContaining({ ID: seeded.sent, STATUS: 'sent', TRIES: '1', LANG: 'es', CHANNEL: 'web', EMAIL: 'sent@example.com', NAME: 'Sent Sender' }),
     ]);
     for (const row of table(stdout)) expect(new Date(row.RECEIVED!).toISOString()).toBe(row.RECEIVED);
@@ -105,7 +105,7 @@ describe('portico inquiries list', () => {
     const { code, stdout, stderr } = await space.cli('inquiries', 'list', '--status', 'delivered');
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(lines(stderr)).toEqual(['portico: --status must be one of pending, sent, failed, spam']);
+    expect(lines(stderr)).toEqual(['portico: --status must be one of pending, sent, failed, spam, duplicate']);
   });
 
   it.each([['--limit=0'], ['--limit=abc'], ['--limit=-1'], ['--limit', '-3']])('exits 1 naming the bad value of %s %s', async (...args) => {
@@ -153,10 +153,10 @@ describe('portico inquiries list --format', () => {
     const { code, stdout } = await space.cli('inquiries', 'list', '--format', 'csv');
     expect(code).toBe(0);
     expect(stdout).toBe(
-      'id,received,status,channel,name,email,locale,message,client_id,attempts,sent,last_error\r\n' +
-        `three,1970-01-01T00:00:03.000Z,sent,web,' @SUM(A1),wide@example.com,es,"'\uff1dHYPERLINK(""http://evil.example"")",,0,,\r\n` +
-        `two,1970-01-01T00:00:02.000Z,sent,web,"'=HYPERLINK(""http://evil.example"")",bot@example.com,es,'+1 call me \\u001b[31m,,0,,\r\n` +
-        'one,1970-01-01T00:00:01.000Z,sent,web,"García, Ana",ana@example.com,es,"Two lines,\nand ""quotes"".",,0,,\r\n',
+      'id,received,status,channel,name,email,locale,message,client_id,attempts,sent,last_error,spam_reasons,duplicate_of\r\n' +
+        `three,1970-01-01T00:00:03.000Z,sent,web,' @SUM(A1),wide@example.com,es,"'\uff1dHYPERLINK(""http://evil.example"")",,0,,,,\r\n` +
+        `two,1970-01-01T00:00:02.000Z,sent,web,"'=HYPERLINK(""http://evil.example"")",bot@example.com,es,'+1 call me \\u001b[31m,,0,,,,\r\n` +
+        'one,1970-01-01T00:00:01.000Z,sent,web,"García, Ana",ana@example.com,es,"Two lines,\nand ""quotes"".",,0,,,,\r\n',
     );
   });
 

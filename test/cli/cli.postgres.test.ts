@@ -32,6 +32,7 @@ describe.skipIf(!available)('portico on PostgreSQL', () => {
       '0005_retention',
       '0006_failed_inquiries',
       '0007_normalized_email',
+      '0008_screening',
     ]);
   });
 

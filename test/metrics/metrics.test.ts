@@ -39,7 +39,7 @@ describe('metrics on METRICS_PORT', () => {
     smtp = await startSmtpServer('accept');
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    server = await startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, SMTP_URL: smtp.url, METRICS_PORT: String(metricsPort), RATE_LIMITS: 'contact=7/h' });
+    server = await startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, SMTP_URL: smtp.url, METRICS_PORT: String(metricsPort), RATE_LIMITS: 'contact=9/h' });
   });
   afterAll(async () => {
     server.child.kill('SIGKILL');
@@ -48,14 +48,18 @@ describe('metrics on METRICS_PORT', () => {
   });
 
   it('counts requests, refusals, inquiries by channel and outcome, deliveries, tokens and registrations', async () => {
-    expect((await post('/api/contact', inquiry())).status).toBe(200);
+    expect((await post('/api/contact', inquiry({ message: 'Metrics: the first inquiry.' }))).status).toBe(200);
     expect((await post('/api/contact', inquiry({ privacy: false }))).status).toBe(400);
     expect((await post('/api/contact', inquiry({ website: 'http://spam.example' }))).status).toBe(200);
     const call = {
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'contact_service', arguments: inquiry(), _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: {
+        name: 'contact_service',
+        arguments: inquiry({ message: 'Metrics: through MCP.' }),
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
     };
     const mcp = await post('/mcp', call, { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'contact_service' });
     expect(mcp.status).toBe(200);
@@ -67,16 +71,20 @@ describe('metrics on METRICS_PORT', () => {
       body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'contact:write' }),
     });
     const bearer = { authorization: `Bearer ${(await token.json()).access_token}` };
-    expect((await post('/api/contact', inquiry(), bearer)).status).toBe(200);
+    expect((await post('/api/contact', inquiry({ message: 'Metrics: from a client.' }), bearer)).status).toBe(200);
+    // The same again: a duplicate, answered alike and not delivered (D20).
+    expect((await post('/api/contact', inquiry({ message: 'Metrics: from a client.' }), bearer)).status).toBe(200);
+    // A throwaway address: delivered, marked.
+    expect((await post('/api/contact', inquiry({ email: 'ana@mailinator.com', message: 'Metrics: from a throwaway address.' }), bearer)).status).toBe(200);
 
     smtp.mode = 'reject-rcpt'; // 550: no retry left
-    expect((await post('/api/contact', inquiry(), bearer)).status).toBe(502);
+    expect((await post('/api/contact', inquiry({ message: 'Metrics: refused for good.' }), bearer)).status).toBe(502);
     smtp.mode = 'reject-mail'; // 451: retried later
-    expect((await post('/api/contact', inquiry())).status).toBe(502);
-    expect((await post('/api/contact', inquiry())).status).toBe(429);
+    expect((await post('/api/contact', inquiry({ message: 'Metrics: refused for now.' }))).status).toBe(502);
+    expect((await post('/api/contact', inquiry({ message: 'Metrics: one too many.' }))).status).toBe(429);
 
     const series = await scrape();
-    expect(value(series, 'portico_http_requests_total', { route: '/api/contact', method: 'POST', status: '200' })).toBe(3);
+    expect(value(series, 'portico_http_requests_total', { route: '/api/contact', method: 'POST', status: '200' })).toBe(5);
     expect(value(series, 'portico_http_requests_total', { route: '/api/contact', status: '400' })).toBe(1);
     expect(value(series, 'portico_http_requests_total', { route: '/api/contact', status: '502' })).toBe(2);
     expect(value(series, 'portico_http_requests_total', { route: '/api/contact', status: '429' })).toBe(1);
@@ -84,15 +92,18 @@ describe('metrics on METRICS_PORT', () => {
     expect(value(series, 'portico_http_request_duration_seconds_count', { route: '/oauth/token', method: 'POST' })).toBe(1);
     expect(value(series, 'portico_rate_limited_total', { limit: 'contact' })).toBe(1);
     expect(value(series, 'portico_inquiries_accepted_total', { channel: 'web' })).toBe(2);
-    expect(value(series, 'portico_inquiries_accepted_total', { channel: 'api' })).toBe(2);
+    expect(value(series, 'portico_inquiries_accepted_total', { channel: 'api' })).toBe(3);
     expect(value(series, 'portico_inquiries_accepted_total', { channel: 'mcp' })).toBe(1);
     expect(value(series, 'portico_inquiry_outcomes_total', { channel: 'web', outcome: 'spam' })).toBe(1);
-    expect(value(series, 'portico_inquiry_outcomes_total', { outcome: 'delivered' })).toBe(3);
+    expect(value(series, 'portico_inquiry_outcomes_total', { outcome: 'delivered' })).toBe(4);
+    expect(value(series, 'portico_inquiry_outcomes_total', { channel: 'api', outcome: 'duplicate' })).toBe(1);
+    expect(value(series, 'portico_inquiry_spam_reasons_total', { channel: 'web', reason: 'honeypot', action: 'held' })).toBe(1);
+    expect(value(series, 'portico_inquiry_spam_reasons_total', { channel: 'api', reason: 'disposable-address', action: 'marked' })).toBe(1);
     expect(value(series, 'portico_inquiry_outcomes_total', { channel: 'api', outcome: 'failed' })).toBe(1);
     expect(value(series, 'portico_inquiry_outcomes_total', { channel: 'web', outcome: 'retrying' })).toBe(1);
-    expect(value(series, 'portico_delivery_attempts_total', { channel: 'mail', result: 'ok' })).toBe(3);
+    expect(value(series, 'portico_delivery_attempts_total', { channel: 'mail', result: 'ok' })).toBe(4);
     expect(value(series, 'portico_delivery_attempts_total', { channel: 'mail', result: 'error' })).toBe(2);
-    expect(value(series, 'portico_delivery_duration_seconds_count', { channel: 'mail' })).toBe(5);
+    expect(value(series, 'portico_delivery_duration_seconds_count', { channel: 'mail' })).toBe(6);
     expect(value(series, 'portico_oauth_tokens_issued_total', { grant: 'client_credentials' })).toBe(1);
     expect(value(series, 'portico_oauth_clients_registered_total')).toBe(1);
     expect(value(series, 'portico_inquiries_undelivered', { state: 'retrying' })).toBe(1);
@@ -143,7 +154,8 @@ describe('the request-duration histogram', () => {
 
   it('puts requests held for a known time in the buckets their access lines time, and adds their total to _sum', async () => {
     for (let i = 0; i < 2; i++) {
-      const response = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(inquiry()) });
+      const body = JSON.stringify(inquiry({ message: `A slow delivery, ${i + 1}.` }));
+      const response = await fetch(`${server.url}/api/contact`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(response.status).toBe(200);
     }
     const series = parse(await (await fetch(metricsUrl)).text());
