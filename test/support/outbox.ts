@@ -4,16 +4,20 @@ import { basename, join } from 'node:path';
 
 /** `<inquiry id>.eml` for every message under `dir`, sorted; none when the folder does not exist. */
 export function outboxMessages(dir: string): string[] {
+  return outboxFiles(dir)
+    .map((path) => basename(path))
+    .sort();
+}
+
+/** The path of every message under `dir`, whatever day folder holds it; none when the folder does not exist. */
+export function outboxFiles(dir: string): string[] {
   let entries: string[];
   try {
     entries = readdirSync(dir, { recursive: true, encoding: 'utf8' });
   } catch {
     return [];
   }
-  return entries
-    .filter((path) => path.endsWith('.eml'))
-    .map((path) => basename(path))
-    .sort();
+  return entries.filter((path) => path.endsWith('.eml')).map((path) => join(dir, path));
 }
 
 /** Where the outbox keeps an inquiry's message: the folder of the day (UTC) it was received. */
