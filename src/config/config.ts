@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './cimd.js';
 import { parseDelivery, redactUrl, type DeliverySettings } from './mail.js';
 import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './retention.js';
-import { parseScreening, DEFAULT_HOLD, type ScreeningSettings } from './screening.js';
+import { parseScreening, type ScreeningSettings } from './screening.js';
 import { parseCount, type Fail } from './values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
@@ -150,14 +150,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     inquiryMs: setting(() => parseInquiryRetention(read, delivery.retryForMs, fail), undefined),
     spamMs: setting(() => parseSpamRetention(read, fail), undefined),
   };
-  const screening = setting(() => parseScreening(read, retention.inquiryMs, fail), {
-    enabled: true,
-    hold: DEFAULT_HOLD,
-    maxLinks: 5,
-    blockedTerms: [],
-    duplicateWindowMs: 0,
-    akismet: undefined,
-  });
+  const screening = parseScreening(read, retention.inquiryMs, fail, setting);
   const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
   if (problems.length) throw new ConfigError(problems);

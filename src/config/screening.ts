@@ -26,27 +26,47 @@ const MAX_LINKS = 1_000;
 
 type Read = (name: string) => string | undefined;
 
+/** Reads one setting, noting its mistake and going on with `standIn` (config.ts), so that one start names them all. */
+type Setting = <T>(parse: () => T, standIn: T) => T;
+
 /**
  * The screening settings; each bad value goes to `fail`. DUPLICATE_WINDOW may not outlast INQUIRY_RETENTION
  * (`inquiryRetentionMs`, undefined when inquiries are kept for ever): the first of two inquiries must still be there.
  */
-export function parseScreening(read: Read, inquiryRetentionMs: number | undefined, fail: Fail): ScreeningSettings {
-  const enabled = parseSwitch('SPAM_SCREEN', read('SPAM_SCREEN') ?? 'on', ['on', 'off'], fail) === 'on';
+export function parseScreening(read: Read, inquiryRetentionMs: number | undefined, fail: Fail, setting: Setting): ScreeningSettings {
+  const enabled = setting(() => parseSwitch('SPAM_SCREEN', read('SPAM_SCREEN') ?? 'on', ['on', 'off'], fail) === 'on', true);
   const holdRaw = read('SPAM_HOLD');
-  const hold = holdRaw === undefined ? DEFAULT_HOLD : parseHold(holdRaw, fail);
-  const linksRaw = read('SPAM_MAX_LINKS') ?? '5';
-  if (!/^\d+$/.test(linksRaw) || Number(linksRaw) > MAX_LINKS) fail('SPAM_MAX_LINKS', `must be an integer from 0 to ${MAX_LINKS}`, linksRaw);
+  const hold = holdRaw === undefined ? DEFAULT_HOLD : setting(() => parseHold(holdRaw, fail), DEFAULT_HOLD);
+  const maxLinks = setting(() => parseMaxLinks(read('SPAM_MAX_LINKS') ?? '5', fail), 5);
   const termsRaw = read('SPAM_BLOCKED_TERMS');
-  const blockedTerms = termsRaw === undefined ? [] : parseTerms(termsRaw, fail);
-  const windowRaw = read('DUPLICATE_WINDOW') ?? '24h';
-  const duplicateWindowMs = durationMs(windowRaw) ?? fail('DUPLICATE_WINDOW', 'must be a duration such as 10m, 24h or 7d, or 0s to turn the rule off', windowRaw);
-  if (inquiryRetentionMs !== undefined && duplicateWindowMs > inquiryRetentionMs) {
-    fail('DUPLICATE_WINDOW', 'must be at most INQUIRY_RETENTION: an inquiry is compared with those still kept', windowRaw);
-  }
+  const blockedTerms = termsRaw === undefined ? [] : setting(() => parseTerms(termsRaw, fail), []);
+  const duplicateWindowMs = setting(() => parseDuplicateWindow(read('DUPLICATE_WINDOW') ?? '24h', inquiryRetentionMs, fail), 0);
   const key = read('AKISMET_KEY');
-  const url = read('AKISMET_URL') ?? AKISMET_URL;
-  if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(url)) fail('AKISMET_URL', "must be Akismet's base address, such as https://rest.akismet.com", url);
-  return { enabled, hold, maxLinks: Number(linksRaw), blockedTerms, duplicateWindowMs, akismet: key === undefined ? undefined : { key, url: url.replace(/\/+$/, '') } };
+  const url = setting(() => parseAkismetUrl(read('AKISMET_URL') ?? AKISMET_URL, fail), AKISMET_URL);
+  return { enabled, hold, maxLinks, blockedTerms, duplicateWindowMs, akismet: key === undefined ? undefined : { key, url } };
+}
+
+function parseMaxLinks(raw: string, fail: Fail): number {
+  return /^\d+$/.test(raw) && Number(raw) <= MAX_LINKS ? Number(raw) : fail('SPAM_MAX_LINKS', `must be an integer from 0 to ${MAX_LINKS}`, raw);
+}
+
+function parseDuplicateWindow(raw: string, inquiryRetentionMs: number | undefined, fail: Fail): number {
+  const ms = durationMs(raw) ?? fail('DUPLICATE_WINDOW', 'must be a duration such as 10m, 24h or 7d, or 0s to turn the rule off', raw);
+  if (inquiryRetentionMs !== undefined && ms > inquiryRetentionMs) fail('DUPLICATE_WINDOW', 'must be at most INQUIRY_RETENTION: an inquiry is compared with those still kept', raw);
+  return ms;
+}
+
+function parseAkismetUrl(raw: string, fail: Fail): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    /* reported below */
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
+    fail('AKISMET_URL', "must be Akismet's base address, such as https://rest.akismet.com", raw);
+  }
+  return raw.replace(/\/+$/, '');
 }
 
 function parseHold(raw: string, fail: Fail): SpamReason[] {

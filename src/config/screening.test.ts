@@ -1,0 +1,67 @@
+// DUPLICATE_WINDOW, SPAM_* and AKISMET_*: defaults, and the one-line refusals a start gives together.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const problem = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+  }
+  throw new Error('expected a ConfigError');
+};
+
+describe('the screening settings', () => {
+  it('screen by default: duplicates within a day, the strong reasons held, five links allowed, no terms, no Akismet', () => {
+    expect(loadConfig({}).screening).toEqual({
+      enabled: true,
+      hold: ['honeypot', 'links', 'blocked-term', 'akismet'],
+      maxLinks: 5,
+      blockedTerms: [],
+      duplicateWindowMs: 86_400_000,
+      akismet: undefined,
+    });
+  });
+
+  it('read every setting as an operator writes it', () => {
+    const env = {
+      SPAM_SCREEN: 'OFF',
+      SPAM_HOLD: ' links , Disposable-Address',
+      SPAM_MAX_LINKS: '0',
+      SPAM_BLOCKED_TERMS: 'casino, free  money ,Viagra',
+      DUPLICATE_WINDOW: '0s',
+      AKISMET_KEY: 'abc123',
+      AKISMET_URL: 'http://127.0.0.1:9/akismet/',
+    };
+    expect(loadConfig(env).screening).toEqual({
+      enabled: false,
+      hold: ['links', 'disposable-address'],
+      maxLinks: 0,
+      blockedTerms: ['casino', 'free  money', 'Viagra'],
+      duplicateWindowMs: 0,
+      akismet: { key: 'abc123', url: 'http://127.0.0.1:9/akismet' },
+    });
+    expect(loadConfig({ SPAM_HOLD: 'none' }).screening.hold).toEqual([]);
+  });
+
+  it('refuse an unknown reason, a count that is not one, an empty term and a window past retention, all in one start', () => {
+    expect(problem({ SPAM_HOLD: 'honeypot,link', SPAM_MAX_LINKS: 'five', SPAM_BLOCKED_TERMS: 'casino,,bonus', DUPLICATE_WINDOW: '400d' })).toBe(
+      [
+        'SPAM_HOLD must be a comma-separated list of honeypot, disposable-address, links, blocked-term, akismet, or none (got "link")',
+        'SPAM_MAX_LINKS must be an integer from 0 to 1000 (got "five")',
+        'SPAM_BLOCKED_TERMS must be a comma-separated list of terms, none of them empty (got "casino,,bonus")',
+        'DUPLICATE_WINDOW must be at most INQUIRY_RETENTION: an inquiry is compared with those still kept (got "400d")',
+      ].join('\n'),
+    );
+  });
+
+  it('refuse a window that is no duration, a switch that is neither on nor off, and an Akismet address that is no base URL', () => {
+    expect(problem({ DUPLICATE_WINDOW: '1 day', SPAM_SCREEN: 'yes', AKISMET_URL: 'ftp://akismet.example' })).toBe(
+      [
+        'SPAM_SCREEN must be on or off (got "yes")',
+        'DUPLICATE_WINDOW must be a duration such as 10m, 24h or 7d, or 0s to turn the rule off (got "1 day")',
+        'AKISMET_URL must be Akismet\'s base address, such as https://rest.akismet.com (got "ftp://akismet.example")',
+      ].join('\n'),
+    );
+  });
+});
