@@ -18,8 +18,8 @@ export async function exportInquiries(deps: Deps, out: Output, notes: Output, op
   let count = 0;
   out.line(`{"email":${JSON.stringify(options.email)},"exportedAt":"${new Date(deps.clock.now()).toISOString()}","inquiries":[`);
   for await (const inquiry of eachInquiry(deps.inquiries, { email: options.email })) {
-    const { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, ...rest } = inquiry;
-    const dates = { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt };
+    const { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, releasedAt, ...rest } = inquiry;
+    const dates = { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, releasedAt };
     const readable = Object.fromEntries(Object.entries(dates).map(([key, ms]) => [key, ms === null ? null : new Date(ms).toISOString()]));
     out.json({ ...rest, ...readable }, count++ ? ',' : '');
     await out.drained();

@@ -66,6 +66,19 @@ describe('start-up failures', () => {
     await expect(fetch(`http://127.0.0.1:${publicPort}/healthz`)).rejects.toThrow();
   });
 
+  it('names an unknown reason in SPAM_HOLD, a count of links that is no number and an empty blocked term, in one start, before listening', async () => {
+    const publicPort = await freePort();
+    const env = { ...space.env, PORT: String(publicPort), SPAM_HOLD: 'links,spam', SPAM_MAX_LINKS: 'many', SPAM_BLOCKED_TERMS: 'casino, ,bonus' };
+    const { code, stderr } = await runCli(['serve'], env);
+    expect(code).toBe(1);
+    expect(lines(stderr)).toEqual([
+      'portico: invalid configuration: SPAM_HOLD must be a comma-separated list of honeypot, disposable-address, links, blocked-term, akismet, or none (got "spam")',
+      'portico: invalid configuration: SPAM_MAX_LINKS must be an integer from 0 to 1000 (got "many")',
+      'portico: invalid configuration: SPAM_BLOCKED_TERMS must be a comma-separated list of terms, none of them empty (got "casino, ,bonus")',
+    ]);
+    await expect(fetch(`http://127.0.0.1:${publicPort}/healthz`)).rejects.toThrow();
+  });
+
   it('names the PostgreSQL server that does not answer by host and port', async () => {
     const closed = await freePort();
     const line = oneLine(await runCli(['migrate'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/nothing` }));
