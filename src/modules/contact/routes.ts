@@ -19,7 +19,7 @@ export function contactRoutes(deps: ContactDeps): RouteSpec[] {
       operationId: 'submitContact',
       summary: 'Send a sales, demo or support inquiry to the team',
       description:
-        'Delivered by e-mail to the operating team. Browsers send a Turnstile token; clients with a Bearer token carrying `contact:write` skip that check. The inquiry is stored before the e-mail is sent.',
+        'Delivered by e-mail to the operating team. Browsers send a Turnstile token; clients with a Bearer token carrying `contact:write` skip that check. The inquiry is stored before the e-mail is sent. One that screening keeps back (spam, or the same address and message as an inquiry received shortly before) is answered 200 like any other.',
       tags: ['contact'],
       body: ContactRequest,
       bodyLimitBytes: 128 * 1024,
