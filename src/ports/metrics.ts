@@ -14,7 +14,7 @@ export interface Metrics {
   /** An inquiry stored for delivery (spam is an outcome instead). */
   inquiryAccepted(channel: InquiryChannel): void;
   inquiryOutcome(channel: InquiryChannel, outcome: InquiryOutcome): void;
-  /** A reason screening gave a stored inquiry, once per reason. */
+  /** A reason screening gave a stored inquiry (not a duplicate, which counts as one), once per reason. */
   inquirySpamReason(channel: InquiryChannel, reason: SpamReason, action: SpamAction): void;
   deliveryAttempt(channel: DeliveryChannel, ok: boolean, seconds: number): void;
   tokenIssued(grant: TokenGrant): void;

@@ -54,8 +54,9 @@ const HUMAN_CHECK_RETRY_AFTER_SECONDS = '10';
 
 /**
  * Stores and delivers one inquiry: a filled honeypot is kept as spam and sends nothing, a known
- * Idempotency-Key answers for its stored inquiry, and an anonymous sender passes the human check first.
- * Refusals throw AppError; so does a node already at its bound of inquiries in flight (server_busy).
+ * Idempotency-Key answers for its stored inquiry, an anonymous sender passes the human check first, and
+ * screening (D20) keeps spam and duplicates back, answered as any other. Refusals throw AppError; so does
+ * a node already at its bound of inquiries in flight (server_busy).
  */
 export function submitInquiry(deps: ContactDeps, submission: Submission): Promise<void> {
   return deps.admission.admit(() => submit(deps, submission));
@@ -108,12 +109,12 @@ async function store(deps: ContactDeps, inquiry: NewInquiry): Promise<boolean> {
     await replay(deps, earlier!, inquiry.fingerprint);
     return false;
   }
-  for (const reason of inquiry.spamReasons) deps.metrics.inquirySpamReason(inquiry.channel, reason, held ? 'held' : 'marked');
   if (created.duplicateOf !== null) {
     deps.metrics.inquiryOutcome(inquiry.channel, 'duplicate');
     deps.log.info({ inquiry: inquiry.id, duplicateOf: created.duplicateOf }, 'inquiry is a duplicate; not delivered again');
     return false;
   }
+  for (const reason of inquiry.spamReasons) deps.metrics.inquirySpamReason(inquiry.channel, reason, held ? 'held' : 'marked');
   if (held) {
     deps.metrics.inquiryOutcome(inquiry.channel, 'spam');
     deps.log.info({ inquiry: inquiry.id, spamReasons: inquiry.spamReasons }, 'inquiry kept as spam; `portico inquiries release` delivers it');
