@@ -21,11 +21,14 @@ export interface ProtectedResource {
  * `host` is the request's Host: a client that came by a loopback alias is told the address to use.
  */
 export async function verifyBearer(header: string, auth: AuthSpec, target: ProtectedResource, tokens: TokenVerifier, host: string | undefined): Promise<Principal> {
-  const challenge = (error: string, description: string, extra = '') => `Bearer error="${error}", error_description="${description}"${extra}, resource_metadata="${target.metadataUrl}"`;
-  const reject = (code: 'invalid_token' | 'insufficient_scope', description: string, extra = '') => {
+  // Every challenge names the scope the route needs (RFC 6750 section 3; MCP 2026-07-28 authorization, "Scope
+  // Selection Strategy"), so that a client asks for it at once, after a 401 as after a 403.
+  const challenge = (error: string, description: string) =>
+    `Bearer error="${error}", error_description="${description}", scope="${auth.scope}", resource_metadata="${target.metadataUrl}"`;
+  const reject = (code: 'invalid_token' | 'insufficient_scope', description: string) => {
     // The host is one of this server's loopback names (isAlias), so it is safe in the quoted string.
     const described = code === 'invalid_token' && target.origin.isAlias(host) ? `${description}; ${aliasAdvice(target.origin, host!.toLowerCase())}` : description;
-    return new AppError(code, described, { 'www-authenticate': challenge(code, described, extra) }, code === 'insufficient_scope' ? auth.insufficientScopeStatus : undefined);
+    return new AppError(code, described, { 'www-authenticate': challenge(code, described) }, code === 'insufficient_scope' ? auth.insufficientScopeStatus : undefined);
   };
 
   const token = BEARER.exec(header)?.[1];
@@ -37,7 +40,7 @@ export async function verifyBearer(header: string, auth: AuthSpec, target: Prote
     throw reject('invalid_token', `the access token was not issued for ${target.resource} nor for ${target.origin.url}`);
   }
   if (!principal.scopes.includes(auth.scope)) {
-    throw reject('insufficient_scope', `the access token lacks the scope ${auth.scope}`, `, scope="${auth.scope}"`);
+    throw reject('insufficient_scope', `the access token lacks the scope ${auth.scope}`);
   }
   return principal;
 }

@@ -67,12 +67,14 @@ describe('Bearer tokens at POST /api/contact with Turnstile enabled (RFC 6750)',
     expect(response.status).toBe(200);
   });
 
-  // RFC 6750 section 3.1 invalid_token; RFC 9728 section 5.1: the challenge points at the resource metadata.
-  it('answers an unknown token with 401 invalid_token and resource_metadata', async () => {
+  // RFC 6750 section 3.1 invalid_token; RFC 9728 section 5.1: the challenge points at the resource metadata;
+  // RFC 6750 section 3 and MCP 2026-07-28 (scope selection): it names the scope the resource needs.
+  it('answers an unknown token with 401 invalid_token, the scope the route needs and resource_metadata', async () => {
     const challenge = await challengeFor('E'.repeat(43));
     expect(challenge.scheme).toBe('bearer');
     expect(challenge.parameters).toMatchObject({
       error: 'invalid_token',
+      scope: 'contact:write',
       resource_metadata: `${api.url}/.well-known/oauth-protected-resource/api/contact`,
     });
   });

@@ -156,5 +156,6 @@ describe('the whole API as a resource', () => {
     const outcome = await call(suite.api.url, { method: 'post', path: '/mcp', scope: 'mcp:invoke' }, access_token);
     expect(outcome.status).toBe(401);
     expect(outcome.challenge).toContain('error="invalid_token"');
+    expect(outcome.challenge).toContain('scope="mcp:invoke"');
   });
 });
