@@ -23,8 +23,7 @@ export interface ProtectedResource {
 export async function verifyBearer(header: string, auth: AuthSpec, target: ProtectedResource, tokens: TokenVerifier, host: string | undefined): Promise<Principal> {
   // Every challenge names the scope the route needs (RFC 6750 section 3; MCP 2026-07-28 authorization, "Scope
   // Selection Strategy"), so that a client asks for it at once, after a 401 as after a 403.
-  const challenge = (error: string, description: string) =>
-    `Bearer error="${error}", error_description="${description}", scope="${auth.scope}", resource_metadata="${target.metadataUrl}"`;
+  const challenge = (error: string, description: string) => `Bearer error="${error}", error_description="${description}", scope="${auth.scope}", resource_metadata="${target.metadataUrl}"`;
   const reject = (code: 'invalid_token' | 'insufficient_scope', description: string) => {
     // The host is one of this server's loopback names (isAlias), so it is safe in the quoted string.
     const described = code === 'invalid_token' && target.origin.isAlias(host) ? `${description}; ${aliasAdvice(target.origin, host!.toLowerCase())}` : description;
