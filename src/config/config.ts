@@ -3,10 +3,10 @@ import { MAX_CONNECTIONS_PER_ADDRESS } from '../http/connection-limits.js';
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './cimd.js';
-import { parseDelivery, redactUrl, type DeliverySettings } from './mail.js';
+import { parseDelivery, type DeliverySettings } from './mail.js';
 import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './retention.js';
 import { parseScreening, type ScreeningSettings } from './screening.js';
-import { parseCount, type Fail } from './values.js';
+import { oneOf, parseBaseUrl, parseCount, parsePort, parseUrlWithScheme, redactUrl, type Fail } from './values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
 export const APP_ENVS = ['development', 'sandbox', 'production'] as const;
@@ -55,7 +55,6 @@ export interface Config {
   screening: ScreeningSettings;
 }
 
-/** Thrown for a bad environment; its message is the one line an operator sees. */
 /** Every mistake in the settings, each on its own line: one start names them all. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -201,12 +200,6 @@ function deepFreeze<T extends object>(value: T): Readonly<T> {
   return Object.freeze(value);
 }
 
-function parsePort(name: string, raw: string, fail: Fail): number {
-  const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port > 65535) fail(name, 'must be an integer from 0 to 65535', raw);
-  return port;
-}
-
 /** The metrics listener is apart from the public one: on its own port, on loopback unless told otherwise. */
 function parseMetrics(rawPort: string | undefined, host: string, publicPort: number, fail: Fail): Config['metrics'] {
   if (rawPort === undefined) return undefined;
@@ -215,33 +208,10 @@ function parseMetrics(rawPort: string | undefined, host: string, publicPort: num
   return { host, port };
 }
 
-function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fail: Fail): T {
-  if (!(allowed as readonly string[]).includes(raw)) fail(name, `must be one of ${allowed.join(', ')}`, raw);
-  return raw as T;
-}
-
-function parseUrlWithScheme(name: string, raw: string, schemes: string[], fail: Fail): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return fail(name, 'is not a valid URL', redactUrl(raw));
-  }
-  if (!schemes.includes(url.protocol)) fail(name, `must use ${schemes.map((s) => `${s}//`).join(' or ')}`, redactUrl(raw));
-  return url;
-}
-
 function optionalUrl(name: string, raw: string | undefined, schemes: string[], fail: Fail): string | undefined {
   if (raw === undefined) return undefined;
   parseUrlWithScheme(name, raw, schemes, fail);
   return raw;
-}
-
-/** A base URL: http(s), no query or fragment, no trailing slash (issuer identifiers, RFC 8414 section 2). */
-function parseBaseUrl(name: string, raw: string, fail: Fail): string {
-  const url = parseUrlWithScheme(name, raw, ['http:', 'https:'], fail);
-  if (url.search || url.hash || url.username || url.password) fail(name, 'must not carry credentials, a query or a fragment', redactUrl(raw));
-  return url.href.replace(/\/+$/, '');
 }
 
 function parseMailbox(name: string, raw: string | undefined, required: boolean, fallback: string, fail: Fail): MailAddress {

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
-import { parseCount, parseSwitch, type Fail } from './values.js';
+import { parseCount, parseSwitch, redactUrl, type Fail } from './values.js';
 import { durationMs } from './durations.js';
 
 export interface SmtpSettings {
@@ -221,11 +221,4 @@ export function isLoopback(host: string): boolean {
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1';
-}
-
-/** Never echo credentials back into a log line: everything between `//` and the last `@` goes. */
-export function redactUrl(raw: string): string {
-  const start = raw.indexOf('//');
-  const at = raw.lastIndexOf('@');
-  return start >= 0 && at > start ? `${raw.slice(0, start + 2)}***${raw.slice(at)}` : raw;
 }

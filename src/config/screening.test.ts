@@ -49,12 +49,12 @@ describe('the screening settings', () => {
     );
   });
 
-  it('refuse a window that is no duration, a switch that is neither on nor off, and an Akismet address that is no base URL', () => {
+  it('refuse a window that is no duration, a switch that is neither on nor off, and an Akismet address that is not http(s)', () => {
     expect(() => loadConfig({ DUPLICATE_WINDOW: '1 day', SPAM_SCREEN: 'yes', AKISMET_URL: 'ftp://akismet.example' })).toThrow(
       refusal([
         'SPAM_SCREEN must be on or off (got "yes")',
         'DUPLICATE_WINDOW must be a duration such as 10m, 24h or 7d, or 0s to turn the rule off (got "1 day")',
-        'AKISMET_URL must be Akismet\'s base address, such as https://rest.akismet.com (got "ftp://akismet.example")',
+        'AKISMET_URL must use http:// or https:// (got "ftp://akismet.example")',
       ]),
     );
   });

@@ -2,7 +2,7 @@
 // Akismet's AKISMET_KEY and AKISMET_URL.
 import { SPAM_REASONS, type SpamReason } from '../ports/spam-check.js';
 import { durationMs } from './durations.js';
-import { parseSwitch, type Fail } from './values.js';
+import { parseBaseUrl, parseSwitch, type Fail } from './values.js';
 
 export interface ScreeningSettings {
   /** SPAM_SCREEN: off leaves only the honeypot (D8), which no person fills. */
@@ -42,7 +42,7 @@ export function parseScreening(read: Read, inquiryRetentionMs: number | undefine
   const blockedTerms = termsRaw === undefined ? [] : setting(() => parseTerms(termsRaw, fail), []);
   const duplicateWindowMs = setting(() => parseDuplicateWindow(read('DUPLICATE_WINDOW') ?? '24h', inquiryRetentionMs, fail), 0);
   const key = read('AKISMET_KEY');
-  const url = setting(() => parseAkismetUrl(read('AKISMET_URL') ?? AKISMET_URL, fail), AKISMET_URL);
+  const url = setting(() => parseBaseUrl('AKISMET_URL', read('AKISMET_URL') ?? AKISMET_URL, fail), AKISMET_URL);
   return { enabled, hold, maxLinks, blockedTerms, duplicateWindowMs, akismet: key === undefined ? undefined : { key, url } };
 }
 
@@ -54,19 +54,6 @@ function parseDuplicateWindow(raw: string, inquiryRetentionMs: number | undefine
   const ms = durationMs(raw) ?? fail('DUPLICATE_WINDOW', 'must be a duration such as 10m, 24h or 7d, or 0s to turn the rule off', raw);
   if (inquiryRetentionMs !== undefined && ms > inquiryRetentionMs) fail('DUPLICATE_WINDOW', 'must be at most INQUIRY_RETENTION: an inquiry is compared with those still kept', raw);
   return ms;
-}
-
-function parseAkismetUrl(raw: string, fail: Fail): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(raw);
-  } catch {
-    /* reported below */
-  }
-  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
-    fail('AKISMET_URL', "must be Akismet's base address, such as https://rest.akismet.com", raw);
-  }
-  return raw.replace(/\/+$/, '');
 }
 
 function parseHold(raw: string, fail: Fail): SpamReason[] {

@@ -13,3 +13,42 @@ export function parseSwitch(name: string, raw: string, allowed: readonly string[
   const value = raw.toLowerCase();
   return allowed.includes(value) ? value : fail(name, `must be ${allowed.join(' or ')}`, raw);
 }
+
+/** Never echo credentials back into a log line: everything between `//` and the last `@` goes. */
+export function redactUrl(raw: string): string {
+  const start = raw.indexOf('//');
+  const at = raw.lastIndexOf('@');
+  return start >= 0 && at > start ? `${raw.slice(0, start + 2)}***${raw.slice(at)}` : raw;
+}
+
+/** A TCP port, 0 (any free one) to 65535. */
+export function parsePort(name: string, raw: string, fail: Fail): number {
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) fail(name, 'must be an integer from 0 to 65535', raw);
+  return port;
+}
+
+/** One of a few words, exactly as written. */
+export function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[], fail: Fail): T {
+  if (!(allowed as readonly string[]).includes(raw)) fail(name, `must be one of ${allowed.join(', ')}`, raw);
+  return raw as T;
+}
+
+/** A URL with one of `schemes`; credentials are never echoed in the refusal. */
+export function parseUrlWithScheme(name: string, raw: string, schemes: string[], fail: Fail): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(name, 'is not a valid URL', redactUrl(raw));
+  }
+  if (!schemes.includes(url.protocol)) fail(name, `must use ${schemes.map((s) => `${s}//`).join(' or ')}`, redactUrl(raw));
+  return url;
+}
+
+/** A base URL: http(s), no query or fragment, no trailing slash (issuer identifiers, RFC 8414 section 2). */
+export function parseBaseUrl(name: string, raw: string, fail: Fail): string {
+  const url = parseUrlWithScheme(name, raw, ['http:', 'https:'], fail);
+  if (url.search || url.hash || url.username || url.password) fail(name, 'must not carry credentials, a query or a fragment', redactUrl(raw));
+  return url.href.replace(/\/+$/, '');
+}
