@@ -261,8 +261,8 @@ describe('loadConfig never echoes a password into its error', () => {
 });
 
 describe('MAX_CONNECTIONS', () => {
-  it('is 512 by default, and any count from 1', () => {
-    expect(loadConfig({}).maxConnections).toBe(512);
+  it('is 2,048 by default, and any count from 1', () => {
+    expect(loadConfig({}).maxConnections).toBe(2_048);
     expect(loadConfig({ MAX_CONNECTIONS: '20000' }).maxConnections).toBe(20_000);
   });
 

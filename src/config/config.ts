@@ -1,5 +1,5 @@
 // The service's configuration: parsed once from an environment map into a frozen, typed Config.
-import { MAX_CONNECTIONS_PER_ADDRESS } from '../http/connection-limits.js';
+import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS } from '../http/connection-limits.js';
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './cimd.js';
@@ -142,7 +142,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const redisKeyPrefix = setting(() => parseKeyPrefix(read('REDIS_KEY_PREFIX') ?? 'portico:rl:', fail), 'portico:rl:');
   const trustProxy = setting(() => parseTrustProxy(read('TRUST_PROXY'), fail), false);
   const cimd = setting(() => parseCimd(read, fail), undefined);
-  const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? '512', fail), 512);
+  const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? String(MAX_CONNECTIONS), fail), MAX_CONNECTIONS);
   const perAddress = String(MAX_CONNECTIONS_PER_ADDRESS);
   const maxConnectionsPerAddress = setting(() => parseCount('MAX_CONNECTIONS_PER_ADDRESS', read('MAX_CONNECTIONS_PER_ADDRESS') ?? perAddress, fail), MAX_CONNECTIONS_PER_ADDRESS);
   const retention: RetentionSettings = {
