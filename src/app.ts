@@ -8,7 +8,7 @@ import { InFlight } from './http/in-flight.js';
 import { mountRoutes } from './http/mount-routes.js';
 import { accessLog, trustsPeer, type ProxyTrust } from './http/request-log.js';
 import { addressKey } from './http/rate-limit-key.js';
-import { oncePerWindow } from './modules/shared/once-per-window.js';
+import { oncePerWindow } from './modules/common/once-per-window.js';
 import { contactRoutes } from './modules/contact/routes.js';
 import { docsRoutes } from './modules/discovery/docs-page.js';
 import { discoveryRoutes, protectedResources } from './modules/discovery/metadata.js';
@@ -20,9 +20,9 @@ import { oauthRoutes } from './modules/oauth/routes.js';
 import { embedRoutes } from './modules/contact-form/embed-routes.js';
 import { homeRoutes } from './modules/discovery/home.js';
 import { healthRoutes } from './modules/health/routes.js';
-import type { RouteSpec } from './modules/shared/route-spec.js';
+import type { RouteSpec } from './modules/common/route-spec.js';
 import { warnOnAliases } from './http/alias-warning.js';
-import { publicOrigin } from './modules/shared/public-origin.js';
+import { publicOrigin } from './modules/common/public-origin.js';
 import type { TrustProxy } from './config/config.js';
 
 /**

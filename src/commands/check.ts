@@ -4,7 +4,7 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Config } from '../config/config.js';
 import { inspectDeployment, OUTBOX_DIR } from '../deps.js';
-import { publicOrigin } from '../modules/shared/public-origin.js';
+import { publicOrigin } from '../modules/common/public-origin.js';
 import { CliError, type Output } from './output.js';
 import { openToOthers } from './permissions.js';
 

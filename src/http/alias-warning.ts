@@ -1,6 +1,6 @@
 // Tells the operator, once for each, about requests that arrive by a loopback alias of PUBLIC_URL.
 import type { onRequestHookHandler } from 'fastify';
-import { aliasAdvice, type PublicOrigin } from '../modules/shared/public-origin.js';
+import { aliasAdvice, type PublicOrigin } from '../modules/common/public-origin.js';
 
 /**
  * One warning line for each alias a request arrives by, the first time (at most two: the aliases are

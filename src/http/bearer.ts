@@ -1,8 +1,8 @@
 // Bearer access tokens on protected routes (RFC 6750), with RFC 9728 resource metadata in the challenge.
 import { AppError } from '../errors.js';
 import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
-import type { AuthSpec } from '../modules/shared/route-spec.js';
-import { aliasAdvice, type PublicOrigin } from '../modules/shared/public-origin.js';
+import type { AuthSpec } from '../modules/common/route-spec.js';
+import { aliasAdvice, type PublicOrigin } from '../modules/common/public-origin.js';
 
 // RFC 6750 section 2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive (RFC 9110 11.1).
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

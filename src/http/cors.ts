@@ -1,5 +1,5 @@
 // CORS per route policy (D10): who may call from a browser, what they may send and read.
-import type { CorsPolicy } from '../modules/shared/route-spec.js';
+import type { CorsPolicy } from '../modules/common/route-spec.js';
 
 export interface CorsSettings {
   contactAllowedOrigins: readonly string[];

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALES } from '../../src/modules/shared/locales.js';
+import { LOCALES } from '../../src/modules/common/locales.js';
 import { embedScript } from '../../src/modules/contact-form/embed-routes.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALES, type Locale } from '../../src/modules/shared/locales.js';
+import { LOCALES, type Locale } from '../../src/modules/common/locales.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';

@@ -1,7 +1,7 @@
 // The consent page fills its translations without String.prototype.replace's `$` patterns: a client name or
 // a redirect host holding `$&`, `` $` `` or `$'` is shown exactly as it is, in every locale.
 import { describe, expect, it } from 'vitest';
-import { LOCALES } from '../../src/modules/shared/locales.js';
+import { LOCALES } from '../../src/modules/common/locales.js';
 import { WORDS } from '../../src/modules/oauth/consent-i18n.js';
 import { authorizationServerForSuite } from './support/authorization-server.js';
 

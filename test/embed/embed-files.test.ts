@@ -2,7 +2,7 @@
 // rule that the MCP App and the element are one form: the same program, words and limits.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scriptJson } from '../../src/modules/shared/html.js';
+import { scriptJson } from '../../src/modules/common/html.js';
 import { FORM_SCRIPT, FORM_STYLE, formConfig } from '../../src/modules/contact-form/form-core.js';
 import { contactFormElementScript } from '../../src/modules/contact-form/element.js';
 import { embedScript } from '../../src/modules/contact-form/embed-routes.js';

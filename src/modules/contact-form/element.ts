@@ -2,7 +2,7 @@
 // (./form-core.ts) in a shadow root, sending to POST /api/contact. One script file, no framework, no
 // build step for the site; it evaluates no strings and needs no inline script or style on the page
 // (its style is a constructed style sheet of its shadow root), so it runs under a strict CSP.
-import { scriptJson } from '../shared/html.js';
+import { scriptJson } from '../common/html.js';
 import { FORM_SCRIPT, FORM_STYLE, formConfig } from './form-core.js';
 
 /** Where the Turnstile widget's script comes from, unless the page has loaded `window.turnstile` itself. */

@@ -2,9 +2,9 @@
 // integrity value, the CSP lines, the attributes, events and style properties) and a live preview in each
 // locale. Like /docs: a strict CSP, every script and style served by Portico, nothing inline.
 import * as z from 'zod';
-import { escapeHtml } from '../shared/html.js';
-import { LOCALES } from '../shared/locales.js';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { escapeHtml } from '../common/html.js';
+import { LOCALES } from '../common/locales.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 import { asset, assetRoute } from '../discovery/static-asset.js';
 import { LANGUAGE_NAMES } from './form-words.js';
 

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { ifNoneMatchHits, strongEtag } from '../discovery/cached-document.js';
-import { route, type Reply, type RouteSpec } from '../shared/route-spec.js';
+import { route, type Reply, type RouteSpec } from '../common/route-spec.js';
 import { embedPageRoutes, type EmbedScript } from './embed-page.js';
 import { contactFormElementScript } from './element.js';
 

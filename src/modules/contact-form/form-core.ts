@@ -8,7 +8,7 @@
 // so it runs under a strict CSP and Trusted Types.
 import * as z from 'zod';
 import { ContactRequest } from '../contact/schema.js';
-import { LOCALES } from '../shared/locales.js';
+import { LOCALES } from '../common/locales.js';
 import { FORM_WORDS, LANGUAGE_NAMES } from './form-words.js';
 
 export { FORM_STYLE } from './form-style.js';

@@ -1,5 +1,5 @@
 // The contact form's words in the six locales (D2), shared by the MCP App and the embeddable element, and the language names its locale picker shows.
-import type { Locale } from '../shared/locales.js';
+import type { Locale } from '../common/locales.js';
 
 export interface FormWords {
   title: string;

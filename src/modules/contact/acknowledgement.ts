@@ -6,7 +6,7 @@ import { MailDeliveryError, type MailMessage } from '../../ports/mailer.js';
 import type { DeliveryDeps } from './delivery.js';
 import { inquiryMessageId } from './email.js';
 import { ACKNOWLEDGEMENT } from './email-i18n.js';
-import type { Locale } from '../shared/locales.js';
+import type { Locale } from '../common/locales.js';
 
 export const ACKNOWLEDGE_EVERY_MS = 86_400_000;
 

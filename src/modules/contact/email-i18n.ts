@@ -1,6 +1,6 @@
 // The words of the e-mails Portico writes, in each of the six locales an inquiry can carry.
 import type { Inquiry } from '../../ports/inquiry-store.js';
-import type { Locale } from '../shared/locales.js';
+import type { Locale } from '../common/locales.js';
 
 export interface TeamEmailWords {
   subject: (name: string) => string;

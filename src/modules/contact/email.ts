@@ -4,7 +4,7 @@ import type { AppEnv, MailAddress } from '../../config/config.js';
 import type { Deliverable } from '../../ports/inquiry-store.js';
 import type { MailMessage } from '../../ports/mailer.js';
 import { TEAM_EMAIL } from './email-i18n.js';
-import type { Locale } from '../shared/locales.js';
+import type { Locale } from '../common/locales.js';
 
 export interface InquiryMailSettings {
   appEnv: AppEnv;

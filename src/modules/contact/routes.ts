@@ -1,7 +1,7 @@
 // The contact routes: POST /api/contact (its CORS preflight is derived from `cors`).
-import { headerValue } from '../shared/header-value.js';
-import { IdempotencyKey, readIdempotencyKey } from '../shared/idempotency-key.js';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { headerValue } from '../common/header-value.js';
+import { IdempotencyKey, readIdempotencyKey } from '../common/idempotency-key.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 import { ContactRequest, ContactResponse } from './schema.js';
 import { submitInquiry, type ContactDeps } from './submit.js';
 

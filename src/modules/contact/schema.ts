@@ -1,6 +1,6 @@
 // The ContactRequest and ContactResponse messages (contract section 2), the single source for all uses.
 import * as z from 'zod';
-import { LOCALES } from '../shared/locales.js';
+import { LOCALES } from '../common/locales.js';
 
 // Characters, as the contract and JSON Schema count them: code points, not UTF-16 units. A string of at
 // most `max` UTF-16 units is within the limit whatever it holds, so only longer ones are counted.

@@ -1,6 +1,6 @@
 // A discovery document serialized once, with a strong ETag, answering If-None-Match with 304 (RFC 9110 13.1.2).
 import { createHash } from 'node:crypto';
-import type { Reply } from '../shared/route-spec.js';
+import type { Reply } from '../common/route-spec.js';
 
 const CACHE_CONTROL = 'public, max-age=3600';
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as z from 'zod';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 import { asset, assetRoute, type Asset } from './static-asset.js';
 
 /** swagger-ui-dist is pinned in package.json: its bundle makes no request of its own beyond the spec URL. */

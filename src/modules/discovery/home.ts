@@ -1,8 +1,8 @@
 // GET /: where to go from the root, for a person (a small HTML page) or a program (JSON), by Accept;
 // and /docs/ sent on to /docs.
 import * as z from 'zod';
-import { escapeHtml } from '../shared/html.js';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { escapeHtml } from '../common/html.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 
 const Links = z
   .object({

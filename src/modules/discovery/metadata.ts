@@ -1,8 +1,8 @@
 // RFC 8414 authorization-server metadata and RFC 9728 protected-resource metadata, from the routes.
 import * as z from 'zod';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 import { cachedDocument } from './cached-document.js';
-import { LOCALES } from '../shared/locales.js';
+import { LOCALES } from '../common/locales.js';
 import { AUTH_METHODS, GRANT_TYPES } from '../oauth/register.js';
 import { ALL_SCOPES } from '../oauth/scopes.js';
 import type { ProtectedResource } from '../oauth/oauth-deps.js';

@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../errors.js';
 import { policyHeader, type RateLimits } from '../../config/rate-limits.js';
-import type { ResponseDoc, RouteSpec } from '../shared/route-spec.js';
+import type { ResponseDoc, RouteSpec } from '../common/route-spec.js';
 import { SCOPES } from '../oauth/scopes.js';
 
 export interface OpenApiSettings {

@@ -1,7 +1,7 @@
 // Discovery routes: the OpenAPI document as JSON (two paths), built once at start, and YAML, built once
 // at its first request.
 import * as z from 'zod';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 import { cachedDocument, type CachedDocument } from './cached-document.js';
 import { buildOpenApi, type OpenApiSettings } from './openapi.js';
 

@@ -1,7 +1,7 @@
 // The MCP Server Card (SEP-2127, the experimental-ext-server-card extension): who we are and how to connect,
 // for clients before they connect (D12), and the AI Catalog that lists it.
 import * as z from 'zod';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 import { cachedDocument } from './cached-document.js';
 
 export const MCP_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { route, type Reply, type RouteSpec } from '../shared/route-spec.js';
+import { route, type Reply, type RouteSpec } from '../common/route-spec.js';
 import { ifNoneMatchHits, strongEtag } from './cached-document.js';
 
 export interface Asset {

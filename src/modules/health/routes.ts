@@ -1,7 +1,7 @@
 // Liveness and readiness probes for load balancers and orchestrators.
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
-import { route, type RouteSpec } from '../shared/route-spec.js';
+import { route, type RouteSpec } from '../common/route-spec.js';
 
 export interface HealthDeps {
   /** Each store answers or throws. */

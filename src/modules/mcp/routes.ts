@@ -1,11 +1,11 @@
 // POST /mcp: DNS-rebinding defence (D3), Bearer with mcp:invoke optional, then the SDK's handler; JSON out (D1).
 import * as z from 'zod';
 import { AppError } from '../../errors.js';
-import { publicOrigin } from '../shared/public-origin.js';
-import { route, type Reply, type RouteSpec } from '../shared/route-spec.js';
+import { publicOrigin } from '../common/public-origin.js';
+import { route, type Reply, type RouteSpec } from '../common/route-spec.js';
 import type { ContactDeps } from '../contact/submit.js';
-import { headerValue } from '../shared/header-value.js';
-import { readIdempotencyKey } from '../shared/idempotency-key.js';
+import { headerValue } from '../common/header-value.js';
+import { readIdempotencyKey } from '../common/idempotency-key.js';
 import { callContactTool, type Caller } from './contact-tool.js';
 import { createPorticoMcpHandler, SERVER_INFO } from './mcp-handler.js';
 import { remapInvalidParams } from './sdk-errors.js';

@@ -1,7 +1,7 @@
 // The authorization endpoint (RFC 6749 section 4.1.1, RFC 7636, RFC 9207): request -> consent -> code.
 import { AppError } from '../../errors.js';
 import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
-import type { Reply } from '../shared/route-spec.js';
+import type { Reply } from '../common/route-spec.js';
 import { chooseLocale, WORDS, type PageWords } from './consent-i18n.js';
 import { consentPage, errorPage, type HtmlPage } from './consent-page.js';
 import { findClient } from './find-client.js';

@@ -1,5 +1,5 @@
 // The consent and error pages' words in the six locales, and choosing one (ui_locales, Accept-Language).
-import { LOCALES, type Locale } from '../shared/locales.js';
+import { LOCALES, type Locale } from '../common/locales.js';
 import type { Scope } from './scopes.js';
 
 export interface PageWords {

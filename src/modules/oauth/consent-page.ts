@@ -1,6 +1,6 @@
 // The consent and error pages: self-contained HTML, escaped, unframeable, with a strict CSP (D7).
-import { escapeHtml } from '../shared/html.js';
-import type { Locale } from '../shared/locales.js';
+import { escapeHtml } from '../common/html.js';
+import type { Locale } from '../common/locales.js';
 import type { PageWords } from './consent-i18n.js';
 import type { Scope } from './scopes.js';
 

@@ -1,7 +1,7 @@
 // Clients identified by metadata documents (D13): fetched through the port, validated, and cached within
 // bounds, so that the authorize and token paths of a known client cost a map lookup.
 import { AppError } from '../../errors.js';
-import { oncePerWindow } from '../shared/once-per-window.js';
+import { oncePerWindow } from '../common/once-per-window.js';
 import type { Clock } from '../../ports/clock.js';
 import { MetadataDocumentUnavailable, type ClientMetadataFetcher } from '../../ports/client-metadata.js';
 import type { Client } from '../../ports/oauth-store.js';

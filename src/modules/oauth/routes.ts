@@ -1,6 +1,6 @@
 // The authorization server's routes: register, token, authorize (GET and POST), revoke.
 import * as z from 'zod';
-import { route, type RequestInput, type RouteSpec } from '../shared/route-spec.js';
+import { route, type RequestInput, type RouteSpec } from '../common/route-spec.js';
 import { decide, requestAuthorization, type BrowserRequest } from './authorize.js';
 import { TokenResponse } from './issue-tokens.js';
 import type { OAuthDeps } from './oauth-deps.js';

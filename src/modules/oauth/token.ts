@@ -2,7 +2,7 @@
 import { AppError, invalidRequest } from '../../errors.js';
 import type { TokenGrant } from '../../ports/metrics.js';
 import { isMetadataDocumentClientId, type Client } from '../../ports/oauth-store.js';
-import type { RequestLog } from '../shared/route-spec.js';
+import type { RequestLog } from '../common/route-spec.js';
 import { authenticateClient } from './client-auth.js';
 import { authorizationCodeGrant } from './grants/authorization-code.js';
 import { clientCredentialsGrant } from './grants/client-credentials.js';

@@ -1,6 +1,6 @@
 // The contact-form app's document: self-contained, localized in the six locales, and small.
 import { describe, expect, it } from 'vitest';
-import { LOCALES } from '../../shared/locales.js';
+import { LOCALES } from '../../common/locales.js';
 import { CONTACT_FORM_MIME, CONTACT_FORM_URI, contactFormHtml } from './contact-form-html.js';
 import { FORM_SCRIPT, FORM_STYLE } from '../../contact-form/form-core.js';
 import { FORM_WORDS, LANGUAGE_NAMES } from '../../contact-form/form-words.js';

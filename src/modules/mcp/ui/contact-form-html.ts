@@ -15,7 +15,7 @@
 // this file is its MCP App shell: the handshake, the host's context and the tool call.
 import { FORM_SCRIPT, FORM_STYLE, formConfig } from '../../contact-form/form-core.js';
 import { FORM_WORDS } from '../../contact-form/form-words.js';
-import { escapeHtml, scriptJson } from '../../shared/html.js';
+import { escapeHtml, scriptJson } from '../../common/html.js';
 import { CONTACT_TOOL } from '../contact-tool.js';
 
 export const CONTACT_FORM_URI = 'ui://portico/contact-form';

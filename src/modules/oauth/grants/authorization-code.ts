@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
-import type { RequestLog } from '../../shared/route-spec.js';
+import type { RequestLog } from '../../common/route-spec.js';
 import { clientGone } from '../client-auth.js';
 import { mintTokens, sameResource, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';

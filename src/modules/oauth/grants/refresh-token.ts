@@ -1,7 +1,7 @@
 // The refresh_token grant (RFC 6749 section 6) with rotation and reuse detection (D4, RFC 9700 4.14.2).
 import { AppError, invalidRequest } from '../../../errors.js';
 import type { Client } from '../../../ports/oauth-store.js';
-import type { RequestLog } from '../../shared/route-spec.js';
+import type { RequestLog } from '../../common/route-spec.js';
 import { grantedScopes, mintTokens, requireScopeFor, sameResource, singleResource, type TokenResponse } from '../issue-tokens.js';
 import type { OAuthDeps } from '../oauth-deps.js';
 import { tokenKey } from '../secrets.js';
