@@ -1,12 +1,12 @@
 // Turns route tables into Fastify routes: content type, rate limit, CORS, Bearer, validation, reply.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preParsingHookHandler, RouteOptions } from 'fastify';
-import type * as z from 'zod';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { Principal, TokenVerifier } from '../ports/token-verifier.js';
 import type { LimitName, RateLimits } from '../config/rate-limits.js';
 import type { BodyType, Reply, RequestInput, RouteSpec } from '../modules/common/route-spec.js';
 import { verifyBearer } from './bearer.js';
 import type { PublicOrigin } from '../modules/common/public-origin.js';
+import { describeIssues, validate, type Issues } from '../modules/common/schema-issues.js';
 import { corsHeaders, preflightHeaders, type CorsSettings } from './cors.js';
 import type { InFlight } from './in-flight.js';
 import { logRoute } from './request-log.js';
@@ -142,21 +142,7 @@ function requireContentType(types: readonly BodyType[]): preParsingHookHandler {
   };
 }
 
-// The Standard Schema entry point reports the issues as data, which `refusal` words. Every schema here is synchronous.
-type Validation = Exclude<ReturnType<z.ZodType['~standard']['validate']>, Promise<unknown>>;
-
-function validate(schema: z.ZodType, value: unknown): Validation {
-  const result = schema['~standard'].validate(value);
-  if (result instanceof Promise) throw new Error('route schemas must be synchronous');
-  return result;
-}
-
 /** Every problem at once, so a client can fix its request in one round trip. */
-function refusal(issues: NonNullable<Validation['issues']>, code: ErrorCode = 'invalid_request'): AppError {
-  const problems = issues.map((issue) => {
-    const path = (issue.path ?? []).map((segment) => (typeof segment === 'object' ? segment.key : segment));
-    const where = path.length && !issue.message.startsWith(String(path[0])) ? `${path.map(String).join('.')}: ` : '';
-    return `${where}${issue.message}`;
-  });
-  return new AppError(code, problems.join('; '));
+function refusal(issues: Issues, code: ErrorCode = 'invalid_request'): AppError {
+  return new AppError(code, describeIssues(issues));
 }

@@ -45,10 +45,11 @@ describe('the MCP SDK 2.x client against POST /mcp', () => {
     expect(stored).toMatchObject({ channel: 'mcp', status: 'sent', locale: 'en' });
   });
 
-  it('answers invalid arguments with isError and a message naming the field', async () => {
-    const result = await client.callTool({ name: 'contact_service', arguments: { name: 'X', email: 'not-an-email', message: 'hi', privacy: true } });
+  it('answers invalid arguments as every other refusal: isError, invalid_request and the fields at fault', async () => {
+    const result = await client.callTool({ name: 'contact_service', arguments: { name: 'X', email: 'not-an-email', message: 'hi', privacy: false } });
     expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain('email');
+    expect(result.structuredContent).toEqual({ ok: false, error: 'invalid_request', fields: ['email', 'privacy'] });
+    expect((result.content as { text: string }[])[0]?.text).toMatch(/^The inquiry was not sent: email.*; privacy/);
   });
 });
 

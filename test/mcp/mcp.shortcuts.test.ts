@@ -87,6 +87,15 @@ describe('a contact_service call beside the SDK', () => {
     expect(stored.filter((inquiry) => inquiry.channel === 'mcp').length).toBeGreaterThanOrEqual(2);
   });
 
+  it.each(CALLS)('refuses $era arguments the schema refuses with structuredContent.error, as POST /api/contact words it', async ({ headers, body }) => {
+    const refused = { ...body, params: { ...body.params, arguments: { ...ARGS, email: 'not-an-email', privacy: false } } };
+    const { result } = (await (await api.post('/mcp', refused, headers)).json()) as { result: { isError: boolean; structuredContent: unknown; content: { text: string }[] } };
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({ ok: false, error: 'invalid_request', fields: ['email', 'privacy'] });
+    const http = (await (await api.post('/api/contact', { ...ARGS, email: 'not-an-email', privacy: false })).json()) as { error_description: string };
+    expect(result.content[0]!.text).toBe(`The inquiry was not sent: ${http.error_description}.`);
+  });
+
   it.each([
     ['another tool', CALLS[0].headers, { ...CALLS[0].body, params: { name: 'other', arguments: ARGS } }],
     ['arguments the tool refuses', CALLS[0].headers, { ...CALLS[0].body, params: { name: 'contact_service', arguments: { ...ARGS, privacy: false } } }],

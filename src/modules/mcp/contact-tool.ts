@@ -1,6 +1,8 @@
 // The contact_service tool: the ContactRequest schema minus the browser-only fields, and the same submit path.
+import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod';
 import { AppError } from '../../errors.js';
+import { describeIssues, issueFields, validate, type Issues } from '../common/schema-issues.js';
 import { ContactRequest } from '../contact/schema.js';
 import { submitInquiry, type ContactDeps } from '../contact/submit.js';
 
@@ -9,6 +11,27 @@ export const CONTACT_TOOL = 'contact_service';
 /** D2: the tool's input is ContactRequest without turnstileToken and website, so limits cannot drift. */
 export const ContactToolInput = ContactRequest.omit({ turnstileToken: true, website: true });
 export type ContactToolInput = z.output<typeof ContactToolInput>;
+
+/** The tool's arguments as its callback gets them: valid, or refused with the schema's issues. */
+export type ContactToolArguments = { input: ContactToolInput; issues?: undefined } | { input?: undefined; issues: Issues };
+
+/**
+ * The input schema the SDK is given: ContactToolInput's JSON Schema for tools/list, and a validation that
+ * hands the verdict to the callback instead of failing, so that a refusal by validation is a tool result
+ * like every other refusal, with `structuredContent.error` (docs/mcp.md). The SDK's own answer to a
+ * failed validation is a bare text. Both are Standard Schema's public interfaces.
+ */
+export const ContactToolArguments: StandardSchemaWithJSON<ContactToolInput, ContactToolArguments> = {
+  '~standard': {
+    version: 1,
+    vendor: 'portico',
+    validate: (value) => {
+      const result = validate(ContactToolInput, value);
+      return { value: result.issues ? { issues: result.issues } : { input: result.value as ContactToolInput } };
+    },
+    jsonSchema: ContactToolInput['~standard'].jsonSchema,
+  },
+};
 
 export const CONTACT_TOOL_DESCRIPTION = [
   'Send a sales, demo or support inquiry to the team behind the community and property management software.',
@@ -37,10 +60,12 @@ export interface ToolResult {
 }
 
 /**
- * The contact_service tool's callback, with `input` as the SDK validated it against ContactToolInput.
- * A refusal (a quota, any AppError) is a result with isError, never thrown.
+ * The contact_service tool's callback, with its arguments as ContactToolArguments judged them. A refusal
+ * (invalid arguments, a quota, any AppError) is a result with isError, never thrown.
  */
-export async function callContactTool(deps: ContactDeps, input: ContactToolInput, caller: Caller): Promise<ToolResult> {
+export async function callContactTool(deps: ContactDeps, { input, issues }: ContactToolArguments, caller: Caller): Promise<ToolResult> {
+  // The same code and words as POST /api/contact's 400, and the fields at fault for a form to mark.
+  if (issues) return failure('invalid_request', `The inquiry was not sent: ${describeIssues(issues)}.`, { fields: issueFields(issues) });
   // D14: an inquiry is an inquiry whichever door it comes through. Anonymous callers draw on their address's
   // contact quota, shared with POST /api/contact; Bearer callers on their client's own.
   const throttled = caller.clientId === null ? await deps.limiter.hit('contact', { address: caller.remoteIp }) : await deps.limiter.hit('contact-client', { clientId: caller.clientId });

@@ -97,7 +97,7 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
           referrer: headerValue(headers.referer),
         };
         const call = contactCall(body, headers);
-        if (call) return { status: 200, body: contactCallResponse(call, await callContactTool(deps, call.arguments, caller), SERVER_INFO), contentType: 'application/json' };
+        if (call) return { status: 200, body: contactCallResponse(call, await callContactTool(deps, { input: call.arguments }, caller), SERVER_INFO), contentType: 'application/json' };
         return throughSdk(body, headers, caller);
       },
     }),

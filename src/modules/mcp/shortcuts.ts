@@ -74,7 +74,7 @@ export function contactCall(body: unknown, headers: Headers): ContactCall | unde
   } else if (version !== MODERN_VERSION || headers['mcp-method'] !== 'tools/call' || headers['mcp-name'] !== 'contact_service' || keys !== 3 || !isPlainModernMeta(params._meta)) {
     return undefined;
   }
-  // Arguments the tool refuses are answered by the SDK's own validation, word for word.
+  // Arguments the tool refuses are answered on the SDK's path, through the tool's own refusal.
   const valid = ContactToolInput['~standard'].validate(params.arguments);
   if (valid instanceof Promise || valid.issues) return undefined;
   return { era: version === LEGACY_VERSION ? 'legacy' : 'modern', id: body.id, arguments: valid.value };

@@ -40,19 +40,14 @@ function request(method, params) {
 }
 function notify(method, params) { post(params === undefined ? { method: method } : { method: method, params: params }); }
 
-function firstText(result) {
-  var blocks = result && Array.isArray(result.content) ? result.content : [];
-  for (var i = 0; i < blocks.length; i++) if (blocks[i] && blocks[i].type === 'text' && typeof blocks[i].text === 'string' && blocks[i].text) return blocks[i].text;
-  return '';
-}
 function succeeded(result) {
   return !!result && typeof result === 'object' && result.isError !== true && !(result.structuredContent && result.structuredContent.ok === false);
 }
 
 /*
  * What a tool result means for the person: the server's own text is English and for agents, so it is
- * never shown. The tool's structured error codes are read; a validation refusal names its fields
- * ("name: ..., email: ..."), which are marked; anything else is a failure.
+ * never shown. The tool's structured error codes are read; a validation refusal (invalid_request) lists
+ * the fields at fault, which are marked; anything else is a failure.
  */
 function outcomeOf(result) {
   if (succeeded(result)) return { ok: true };
@@ -60,8 +55,8 @@ function outcomeOf(result) {
   if (details.error === 'rate_limited') return { status: { key: 'rateLimited', minutes: Math.max(1, Math.ceil((Number(details.retryAfterSeconds) || 60) / 60)) } };
   if (details.error === 'delivery_failed') return { pending: true };
   if (details.error === 'store_unavailable' || details.error === 'server_busy') return { status: { key: 'unavailable' } };
-  var text = firstText(result), fields = {};
-  ['name', 'email', 'message', 'privacy'].forEach(function (name) { if (new RegExp('(?:: |, )' + name + ': ').test(text)) fields[name] = { key: 'fieldRejected' }; });
+  var fields = {}, named = details.error === 'invalid_request' && Array.isArray(details.fields) ? details.fields : [];
+  ['name', 'email', 'message', 'privacy'].forEach(function (name) { if (named.indexOf(name) >= 0) fields[name] = { key: 'fieldRejected' }; });
   if (Object.keys(fields).length) return { errors: fields };
   return { status: { key: 'failure' } };
 }
