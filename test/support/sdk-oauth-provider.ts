@@ -8,11 +8,14 @@ export interface MemoryProvider {
   saved: { client?: { client_id: string }; tokens?: { access_token: string; refresh_token?: string; token_type: string; scope?: string }; verifier?: string };
   /** The callback URL the visitor landed on after approving. */
   landedOn(): URL;
+  /** The authorization request the SDK sent the visitor to. */
+  authorizationUrl(): URL;
 }
 
 export function memoryProvider(clientMetadata: OAuthClientMetadata, options: { clientMetadataUrl?: string } = {}): MemoryProvider {
   const saved: MemoryProvider['saved'] = {};
   let landed: URL | undefined;
+  let authorization: URL | undefined;
   const provider: OAuthClientProvider = {
     redirectUrl: clientMetadata.redirect_uris[0]!,
     ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
@@ -21,7 +24,10 @@ export function memoryProvider(clientMetadata: OAuthClientMetadata, options: { c
     saveClientInformation: (info) => void (saved.client = info),
     tokens: () => saved.tokens as never,
     saveTokens: (tokens) => void (saved.tokens = tokens),
-    redirectToAuthorization: async (url) => void (landed = await approveConsent(url)),
+    redirectToAuthorization: async (url) => {
+      authorization = url;
+      landed = await approveConsent(url);
+    },
     saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
     codeVerifier: () => saved.verifier!,
   };
@@ -31,6 +37,10 @@ export function memoryProvider(clientMetadata: OAuthClientMetadata, options: { c
     landedOn: () => {
       if (!landed) throw new Error('the provider was never sent to the consent page');
       return landed;
+    },
+    authorizationUrl: () => {
+      if (!authorization) throw new Error('the provider was never sent to the authorization endpoint');
+      return authorization;
     },
   };
 }
