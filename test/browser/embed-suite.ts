@@ -4,8 +4,6 @@
 // list is refused. Two files run it: test/browser/embed.test.ts checks every behaviour, the
 // locale-dependent ones in one locale (`npm test`); test/long/embed.locales.test.ts the other locales.
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -16,74 +14,9 @@ import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
 import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
+import { startSite, visitPage, type Site } from './embed-site.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-// The widget's part of Turnstile: render() puts a box in the element and hands the page a token, as
-// Cloudflare's widget does once the visitor passes. The token is one the loopback siteverify knows:
-// `pass-...@<this site's host>` passes; the page's data-turnstile may name another (`fail`, `internal-error`).
-const TURNSTILE_STAND_IN = `(function () {
-  var widgets = 0, issuers = {};
-  window.turnstile = {
-    render: function (element, options) {
-      var id = 'widget-' + (++widgets);
-      var box = document.createElement('div');
-      box.textContent = 'Human check (stand-in)';
-      element.appendChild(box);
-      issuers[id] = function () {
-        var mode = document.documentElement.getAttribute('data-turnstile') || 'pass';
-        options.callback(mode === 'pass' ? 'pass-' + id + '-' + Date.now() + '@' + location.hostname : mode);
-      };
-      setTimeout(issuers[id], 0);
-      return id;
-    },
-    reset: function (id) { if (issuers[id]) setTimeout(issuers[id], 0); },
-    getResponse: function () { return undefined; }
-  };
-})();`;
-
-interface Site {
-  origin: string;
-  /** A page with the element; `attributes` go on the element, `turnstile` names the stand-in's token. */
-  page(options: { portico: string; lang?: string; attributes?: Record<string, string>; turnstile?: string }): string;
-  close(): Promise<void>;
-}
-
-/** The product site: its own origin, a strict CSP naming Portico for scripts and requests, nothing inline. */
-async function startSite(): Promise<Site> {
-  const pages = new Map<string, string>();
-  const policies = new Map<string, string>();
-  const server: Server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://site.invalid').pathname;
-    if (path === '/turnstile.js') return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(TURNSTILE_STAND_IN);
-    // The site's own look for the form, through the element's custom properties.
-    if (path === '/site.css') return void response.writeHead(200, { 'content-type': 'text/css' }).end('portico-contact-form{--portico-accent:#7a1fa2;--portico-radius:2px}');
-    const html = pages.get(path);
-    if (!html) return void response.writeHead(path === '/favicon.ico' ? 204 : 404).end();
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': policies.get(path)! }).end(html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    origin,
-    page({ portico, lang = 'en', attributes = {}, turnstile = 'pass' }) {
-      const path = `/page-${pages.size + 1}`;
-      const attrs = Object.entries(attributes)
-        .map(([name, value]) => ` ${name}="${value}"`)
-        .join('');
-      pages.set(
-        path,
-        `<!doctype html><html lang="${lang}" data-turnstile="${turnstile}"><head><meta charset="utf-8"><title>A product site</title>
-<link rel="stylesheet" href="/site.css"><script src="/turnstile.js"></script><script src="${portico}/embed/contact-form.js" defer></script></head>
-<body><main><h1>Property management</h1><portico-contact-form${attrs}></portico-contact-form></main></body></html>`,
-      );
-      // The lines docs/embed.md asks a site for, and nothing more: no inline script or style.
-      policies.set(path, `default-src 'none'; script-src 'self' ${portico}; connect-src ${portico}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'`);
-      return `${origin}${path}`;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /** Every behaviour, in Russian where a behaviour's words depend on the locale; or the other locales. */
 export type EmbedSuitePart = 'everyday' | 'locales';
@@ -134,22 +67,9 @@ export function describeEmbed(part: EmbedSuitePart, file: string): void {
 
     /** `bypassCSP` only for a test's own tooling (axe-core is injected as an inline script). */
     async function visit(options: Parameters<Site['page']>[0], browserLocale = 'de-DE', bypassCSP = false) {
-      const context = await browser.newContext({ locale: browserLocale, bypassCSP });
-      contexts.push(context);
-      const page = await context.newPage();
-      const problems: string[] = [];
-      const events: { type: string; detail: unknown }[] = [];
-      page.on('pageerror', (error) => problems.push(error.message));
-      page.on('console', (message) => {
-        if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-      });
-      await page.exposeFunction('recordEvent', (type: string, detail: unknown) => events.push({ type, detail }));
-      // The site's analytics: it listens for the element's events on the document.
-      await page.addInitScript(`for (const type of ['portico:sent', 'portico:error']) document.addEventListener(type, (event) => window.recordEvent(type, event.detail));`);
-      await page.goto(site.page(options));
-      const form = page.locator('portico-contact-form');
-      await form.locator('#send').waitFor();
-      return { page, form, problems, events };
+      const visited = await visitPage(browser, site.page(options), { browserLocale, bypassCSP });
+      contexts.push(visited.context);
+      return visited;
     }
 
     // Each visit writes a message of its own: the same one again within a day would be a duplicate, never delivered.
@@ -246,7 +166,7 @@ export function describeEmbed(part: EmbedSuitePart, file: string): void {
         });
         await fill(form);
         await send(form);
-        await expect.poll(() => text(form, '#alert')).toBe(FORM_WORDS.en.failure);
+        await expect.poll(() => text(form, '#alert')).toBe(FORM_WORDS.en.noAnswer);
         await send(form);
         await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS.en.success);
         expect(keys).toHaveLength(2);
@@ -260,7 +180,7 @@ export function describeEmbed(part: EmbedSuitePart, file: string): void {
         const { form, events } = await visit({ portico: stranger.url });
         await fill(form);
         await send(form);
-        await expect.poll(() => text(form, '#alert')).toBe(FORM_WORDS.en.failure);
+        await expect.poll(() => text(form, '#alert')).toBe(FORM_WORDS.en.noAnswer);
         expect(events).toEqual([{ type: 'portico:error', detail: { status: 0, error: 'network' } }]);
         expect(smtp.accepted.length).toBe(before);
       });

@@ -9,10 +9,17 @@ import { FORM_SCRIPT, FORM_STYLE, formConfig } from './form-core.js';
 export const TURNSTILE_SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
 
 /**
+ * How long the element waits for Portico's answer. Portico answers every inquiry within about 25 s (at
+ * most 10 s waiting for a place under load, 14 s for its delivery); past 30 s the answer is lost.
+ */
+export const TIMEOUT_SECONDS = 30;
+
+/**
  * The element's shell. Attributes: `locale` (else the nearest `lang`, else the browser's language),
  * `endpoint` (else the origin this script came from), `turnstile-sitekey` (else /embed/config.json's),
- * `theme` (`light`, the default, `dark` or `auto`). Events, bubbling out of the shadow root:
- * `portico:sent` ({ pending }) and `portico:error` ({ status, error }).
+ * `theme` (`light`, the default, `dark` or `auto`), `timeout` (seconds to wait for an answer, else
+ * TIMEOUT_SECONDS). Events, bubbling out of the shadow root: `portico:sent` ({ pending }) and
+ * `portico:error` ({ status, error }).
  */
 const SHELL = String.raw`(function () {
 'use strict';
@@ -43,6 +50,9 @@ function turnstileApi() {
     });
   }
   return turnstileLoading;
+}
+function known(tag) {
+  return typeof tag === 'string' && C.locales.indexOf(tag.trim().toLowerCase().split(/[-_]/)[0]) >= 0 ? tag : null;
 }
 function newKey() {
   if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
@@ -84,10 +94,10 @@ class PorticoContactForm extends HTMLElement {
     holder.className = 'field';
     holder.appendChild(slot);
     this.form = porticoContactForm(container, C, {
+      /* The attribute when it names one of the six, else the nearest lang (the page's). */
       locale: function () {
-        var own = self.getAttribute('locale');
         var around = self.closest('[lang]');
-        return own || (around && around.getAttribute('lang')) || null;
+        return known(self.getAttribute('locale')) || known(around && around.getAttribute('lang')) || null;
       },
       beforeSend: holder,
       send: function (values) { return self.send(values); }
@@ -114,12 +124,15 @@ class PorticoContactForm extends HTMLElement {
   renderTurnstile(sitekey) {
     var self = this;
     this.sitekey = sitekey;
-    var target = document.createElement('div');
-    target.slot = 'turnstile';
-    this.appendChild(target);
+    this.turnstileFailed = false;
+    if (!this.turnstileTarget) {
+      this.turnstileTarget = document.createElement('div');
+      this.turnstileTarget.slot = 'turnstile';
+      this.appendChild(this.turnstileTarget);
+    }
     turnstileApi().then(function (api) {
       self.turnstile = api;
-      self.widget = api.render(target, {
+      self.widget = api.render(self.turnstileTarget, {
         sitekey: sitekey,
         language: self.container.getAttribute('lang') || 'auto',
         theme: self.getAttribute('theme') === 'dark' ? 'dark' : 'light',
@@ -127,7 +140,13 @@ class PorticoContactForm extends HTMLElement {
         'expired-callback': function () { self.token = null; },
         'error-callback': function () { self.token = null; }
       });
-    }, function () { self.turnstileFailed = true; });
+    }, function () {
+      /* Said before the visitor fills the form; the next Send loads it again. */
+      self.turnstileFailed = true;
+      turnstileLoading = null;
+      self.form.notice({ key: 'humanCheckUnavailable' });
+      self.emit('portico:error', { status: 0, error: 'turnstile_unavailable' });
+    });
   }
 
   resetTurnstile() {
@@ -142,23 +161,32 @@ class PorticoContactForm extends HTMLElement {
   send(values) {
     var self = this;
     if (Date.now() < this.notBefore) return this.waiting;
-    if (this.sitekey && !this.token) return { status: { key: this.turnstileFailed ? 'unavailable' : 'humanCheckWaiting' } };
+    if (this.sitekey && !this.token) {
+      if (this.turnstileFailed) this.renderTurnstile(this.sitekey);
+      return { status: { key: 'humanCheckWaiting' } };
+    }
     var fingerprint = JSON.stringify(values);
     /* One Idempotency-Key for one filled form, kept with its Turnstile token across retries. */
     if (!this.attempt || this.attempt.fingerprint !== fingerprint) this.attempt = { fingerprint: fingerprint, key: newKey(), token: this.token };
     var body = Object.assign({}, values);
     if (this.sitekey) body.turnstileToken = this.attempt.token;
+    var seconds = Number(this.getAttribute('timeout'));
+    var deadline = new AbortController();
+    var timer = setTimeout(function () { deadline.abort(); }, (seconds > 0 ? seconds : C.timeoutSeconds) * 1000);
     return fetch(this.endpoint + '/api/contact', {
       method: 'POST',
       mode: 'cors',
       credentials: 'omit',
       headers: { 'content-type': 'application/json', 'idempotency-key': this.attempt.key },
-      body: JSON.stringify(body)
+      body: JSON.stringify(body),
+      signal: deadline.signal
     }).then(function (response) {
-      return response.json().catch(function () { return {}; }).then(function (answer) { return self.settle(response, answer); });
+      return response.json().catch(function () { return {}; }).then(function (answer) { clearTimeout(timer); return self.settle(response, answer); });
     }, function () {
-      self.emit('portico:error', { status: 0, error: 'network' });
-      return { status: { key: 'failure' } };
+      /* No answer: the attempt and its Idempotency-Key stay, so sending again replays, never sends twice. */
+      clearTimeout(timer);
+      self.emit('portico:error', { status: 0, error: deadline.signal.aborted ? 'timeout' : 'network' });
+      return { status: { key: 'noAnswer' } };
     });
   }
 
@@ -194,7 +222,7 @@ let cached: string | undefined;
 /** The script served at /embed/contact-form.js: the form, then the element around it. */
 export function contactFormElementScript(): string {
   // One outer scope: the form's function is not left on the page's window.
-  const shell = SHELL.replace('__CONFIG__', () => scriptJson({ ...formConfig(), style: FORM_STYLE, turnstileScript: TURNSTILE_SCRIPT_URL }));
+  const shell = SHELL.replace('__CONFIG__', () => scriptJson({ ...formConfig(), style: FORM_STYLE, turnstileScript: TURNSTILE_SCRIPT_URL, timeoutSeconds: TIMEOUT_SECONDS }));
   cached ??= `(function () {\n${FORM_SCRIPT}\n${shell}\n})();\n`;
   return cached;
 }

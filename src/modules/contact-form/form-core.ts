@@ -193,7 +193,7 @@ function submit() {
 }
 
 /*
- * WCAG 2.2 1.4.11: a control's boundary needs 3:1 against its background, and text 4.5:1 (1.4.3),
+ * WCAG 2.2 1.4.11: a control's boundary and the focus ring need 3:1 against their background, and text 4.5:1 (1.4.3),
  * whatever colours the surroundings give. Each colour is the first candidate that reaches the ratio
  * against every background it sits on; black or white always reaches it.
  */
@@ -227,6 +227,10 @@ function guardContrast() {
     }
   };
   var last = ['var(--color-text-primary)', '#000', '#fff'];
+  pick('--body-text', last, backgrounds.page, 4.5);
+  pick('--intro-text', ['var(--color-text-secondary)'].concat(last), backgrounds.page, 4.5);
+  pick('--button-text', ['var(--accent-text)', '#000', '#fff'], [resolveColor('var(--accent)', page) || page], 4.5);
+  pick('--focus-ring', ['var(--color-ring-primary)'].concat(last), backgrounds.page, 3);
   pick('--control-border', ['var(--color-border-primary)', 'var(--color-text-secondary)'].concat(last), backgrounds.page, 3);
   pick('--control-invalid', ['var(--color-text-danger)'].concat(last), backgrounds.page, 3);
   pick('--error-text', ['var(--color-text-danger)'].concat(last), backgrounds.page, 4.5);
@@ -259,6 +263,12 @@ return {
     ['name', 'email', 'message'].forEach(function (name) { if (typeof args[name] === 'string') ui[name].value = args[name]; });
     var locale = supported(args.locale);
     if (locale) { state.inputLocale = locale; ui.locale.value = locale; }
+    render();
+  },
+  /* A status the shell learned by itself (the human check did not load): shown unless the form is busy. */
+  notice: function (status) {
+    if (state.sending || state.sent) return;
+    state.status = status;
     render();
   },
   /* An outcome that reached the shell another way (the host's own call): shown unless the form is busy. */

@@ -30,6 +30,10 @@ export interface FormWords {
   summary: string;
   success: string;
   failure: string;
+  /** No answer came (the network, or the deadline): the same form may be sent again safely. */
+  noAnswer: string;
+  /** The human check's widget could not be loaded; it is tried again on the next Send. */
+  humanCheckUnavailable: string;
   /** Too many inquiries from here: `{minutes}` is replaced. */
   rateLimited: string;
   /** Stored, but no channel has delivered it yet: it must not be sent again. */
@@ -81,6 +85,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     summary: 'Revisa los campos marcados.',
     success: '¡Gracias! Tu mensaje se ha enviado. El equipo te responderá por correo electrónico.',
     failure: 'No se ha podido enviar el mensaje. Inténtalo de nuevo más tarde.',
+    noAnswer: 'No hemos recibido respuesta, así que puede que el mensaje no se haya enviado. Puedes enviarlo de nuevo sin riesgo de duplicarlo.',
+    humanCheckUnavailable: 'No se ha podido cargar la verificación de que eres una persona. Comprueba tu conexión: lo intentaremos de nuevo cuando envíes el mensaje.',
     rateLimited: 'Has enviado varios mensajes en poco tiempo. Vuelve a intentarlo dentro de {minutes} min.',
     deliveryPending: 'Hemos guardado tu mensaje, pero aún no ha llegado al equipo. No hace falta que lo envíes otra vez.',
     unavailable: 'Ahora mismo no podemos recibir mensajes. Inténtalo de nuevo dentro de unos minutos.',
@@ -114,6 +120,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     summary: 'Please correct the highlighted fields.',
     success: 'Thank you! Your message has been sent. The team will reply by e-mail.',
     failure: 'The message could not be sent. Please try again later.',
+    noAnswer: 'No answer came, so the message may not have been sent. You can send it again safely: it will not arrive twice.',
+    humanCheckUnavailable: 'The check that you are a person could not be loaded. Check your connection: it will be tried again when you send.',
     rateLimited: 'You have sent several messages in a short time. Please try again in {minutes} min.',
     deliveryPending: 'Your message is saved, but it has not reached the team yet. There is no need to send it again.',
     unavailable: 'We cannot take messages right now. Please try again in a few minutes.',
@@ -147,6 +155,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     summary: 'Revisa els camps marcats.',
     success: "Gràcies! El teu missatge s'ha enviat. L'equip et respondrà per correu electrònic.",
     failure: "No s'ha pogut enviar el missatge. Torna-ho a provar més tard.",
+    noAnswer: "No hem rebut resposta, així que potser el missatge no s'ha enviat. El pots tornar a enviar sense risc que arribi dues vegades.",
+    humanCheckUnavailable: "No s'ha pogut carregar la verificació que ets una persona. Comprova la connexió: ho tornarem a provar quan enviïs el missatge.",
     rateLimited: "Has enviat diversos missatges en poc temps. Torna-ho a provar d'aquí a {minutes} min.",
     deliveryPending: "Hem desat el teu missatge, però encara no ha arribat a l'equip. No cal que el tornis a enviar.",
     unavailable: "Ara mateix no podem rebre missatges. Torna-ho a provar d'aquí a uns minuts.",
@@ -180,6 +190,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     summary: 'Исправьте отмеченные поля.',
     success: 'Спасибо! Ваше сообщение отправлено. Команда ответит вам по электронной почте.',
     failure: 'Не удалось отправить сообщение. Повторите попытку позже.',
+    noAnswer: 'Ответ не пришёл, поэтому сообщение могло не отправиться. Его можно отправить ещё раз: дважды оно не придёт.',
+    humanCheckUnavailable: 'Не удалось загрузить проверку того, что вы человек. Проверьте подключение: мы попробуем ещё раз, когда вы отправите сообщение.',
     rateLimited: 'Вы отправили несколько сообщений за короткое время. Повторите попытку через {minutes} мин.',
     deliveryPending: 'Ваше сообщение сохранено, но ещё не дошло до команды. Отправлять его повторно не нужно.',
     unavailable: 'Сейчас мы не можем принимать сообщения. Повторите попытку через несколько минут.',
@@ -213,6 +225,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     summary: 'Zuzendu markatutako eremuak.',
     success: 'Eskerrik asko! Zure mezua bidali da. Taldeak posta elektronikoz erantzungo dizu.',
     failure: 'Ezin izan da mezua bidali. Saiatu berriro geroago.',
+    noAnswer: 'Ez da erantzunik iritsi, beraz, baliteke mezua bidali ez izana. Berriro bidal dezakezu arriskurik gabe: ez da bi aldiz iritsiko.',
+    humanCheckUnavailable: 'Ezin izan da kargatu pertsona bat zarela egiaztatzeko urratsa. Egiaztatu konexioa: berriro saiatuko gara mezua bidaltzean.',
     rateLimited: 'Mezu batzuk bidali dituzu denbora gutxian. Saiatu berriro {minutes} min barru.',
     deliveryPending: 'Zure mezua gorde dugu, baina oraindik ez da taldera iritsi. Ez duzu berriro bidali behar.',
     unavailable: 'Oraintxe ezin dugu mezurik jaso. Saiatu berriro minutu batzuk barru.',
@@ -246,6 +260,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     summary: 'Revisa os campos marcados.',
     success: 'Grazas! A túa mensaxe enviouse. O equipo responderache por correo electrónico.',
     failure: 'Non se puido enviar a mensaxe. Téntao de novo máis tarde.',
+    noAnswer: 'Non chegou resposta, así que pode que a mensaxe non se enviase. Podes enviala de novo sen risco: non chegará dúas veces.',
+    humanCheckUnavailable: 'Non se puido cargar a comprobación de que es unha persoa. Comproba a conexión: tentarémolo de novo cando envíes a mensaxe.',
     rateLimited: 'Enviaches varias mensaxes en pouco tempo. Téntao de novo dentro de {minutes} min.',
     deliveryPending: 'Gardamos a túa mensaxe, pero aínda non chegou ao equipo. Non fai falta que a envíes outra vez.',
     unavailable: 'Agora mesmo non podemos recibir mensaxes. Téntao de novo dentro duns minutos.',
