@@ -8,7 +8,6 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORDS } from '../../src/modules/oauth/consent-i18n.js';
@@ -16,12 +15,14 @@ import Database from 'better-sqlite3';
 import { freePort } from '../support/app.js';
 import { clientDocument, startDocumentServer, type DocumentServer } from '../support/metadata-document-server.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
+import { testTool } from '../support/tools.js';
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 
 sayWhenSkipped('test/browser/mcp-remote.test.ts');
 
-// mcp-remote is pinned (package.json): where 0.15.1 keeps a server's tokens is part of what is pinned.
-const BRIDGE = fileURLToPath(new URL('../../node_modules/mcp-remote/dist/proxy.js', import.meta.url));
+// mcp-remote is no part of an install of Portico (tools/mcp-clients), and is pinned there: where 0.15.1
+// keeps a server's tokens is part of what is pinned.
+const BRIDGE = hasChromium ? testTool('mcp-clients', 'node_modules/mcp-remote/dist/proxy.js') : undefined;
 const tokensFile = (configDir: string, hashParts: string[]) => join(configDir, 'mcp-remote-v1', `${createHash('md5').update(hashParts.join('|')).digest('hex')}_tokens.json`);
 
 interface Bridge {
@@ -33,7 +34,7 @@ interface Bridge {
 
 async function startBridge(serverUrl: string, configDir: string, extraArgs: string[] = []): Promise<Bridge> {
   // No browser opener on PATH: the bridge prints the authorization URL, and Chromium opens it.
-  const child = spawn(process.execPath, [BRIDGE, serverUrl, String(await freePort()), '--allow-http', '--host', '127.0.0.1', '--transport', 'http-only', ...extraArgs], {
+  const child = spawn(process.execPath, [BRIDGE!, serverUrl, String(await freePort()), '--allow-http', '--host', '127.0.0.1', '--transport', 'http-only', ...extraArgs], {
     env: { PATH: '/nonexistent', HOME: configDir, MCP_REMOTE_CONFIG_DIR: configDir },
   });
   let stderr = '';
@@ -59,7 +60,7 @@ async function startBridge(serverUrl: string, configDir: string, extraArgs: stri
   };
 }
 
-describe.skipIf(!hasChromium)('mcp-remote through the consent page', () => {
+describe.skipIf(!BRIDGE)('mcp-remote through the consent page', () => {
   let node: ServeProcess;
   let host: DocumentServer;
   let browser: Browser;

@@ -1,6 +1,6 @@
 // What a team relaying through Microsoft 365 or Google Workspace, or sending from its own domain, needs:
 // XOAUTH2 with a refresh token (SMTP_OAUTH2_*) against smtp-server and a loopback token endpoint, and
-// DKIM signatures (DKIM_*, RFC 6376) that the mailauth package verifies.
+// DKIM signatures (DKIM_*, RFC 6376) that the mailauth package verifies (tools/dkim-verify).
 import { existsSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -8,7 +8,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { outboxMailer } from '../../src/adapters/mail/outbox-mailer.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -16,9 +15,16 @@ import type { Mailer } from '../../src/ports/mailer.js';
 import { mailMessage as message } from '../support/mail-message.js';
 import { mailerFromSettings } from '../support/smtp-mailer.js';
 import { makeCertificate, OPENSSL, startRealSmtpServer, type Certificate } from '../support/smtp-tls.js';
+import { importTestTool } from '../support/tools.js';
 
 const hasOpenssl = existsSync(OPENSSL);
 if (!hasOpenssl) console.warn('SKIPPED the XOAUTH2 tests of test/mail/smtp-oauth2-dkim.test.ts: /usr/bin/openssl is missing.');
+
+// mailauth is no part of an install of Portico (tools/dkim-verify): what the tests use of it, as 4.13 declares it.
+type DkimResult = { status: { result: string }; signingDomain: string; info: string };
+type DkimVerify = (message: Buffer, options: { resolver: (name: string, type: string) => Promise<string[][]> }) => Promise<{ results: DkimResult[] }>;
+const mailauth = await importTestTool<{ dkimVerify: DkimVerify }>('dkim-verify', 'node_modules/mailauth/lib/dkim/verify.js');
+const dkimVerify: DkimVerify = (message, options) => mailauth!.dkimVerify(message, options);
 
 let dir: string;
 beforeAll(async () => {
@@ -97,7 +103,7 @@ describe.skipIf(!hasOpenssl)('XOAUTH2 (SMTP_OAUTH2_*)', () => {
   }, 15_000);
 });
 
-describe('DKIM signing (DKIM_*)', () => {
+describe.skipIf(!mailauth)('DKIM signing (DKIM_*)', () => {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const dnsRecord = `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`;
   // The selector's TXT record (RFC 6376 section 3.6.2.2), as a DNS server would answer it.

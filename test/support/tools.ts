@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
@@ -32,4 +32,10 @@ export function testTool(folder: string, file: string): string | undefined {
   if (existsSync(path)) return path;
   console.warn(`\n*** SKIPPED: tools/${folder} could not be installed (run "npm run install-tools"): the tests that use ${file} did not run. ***\n`);
   return undefined;
+}
+
+/** The module at `file` inside tools/`folder` (see testTool), imported as `T`; undefined if the tool cannot be installed. */
+export async function importTestTool<T>(folder: string, file: string): Promise<T | undefined> {
+  const path = testTool(folder, file);
+  return path === undefined ? undefined : ((await import(pathToFileURL(path).href)) as T);
 }
