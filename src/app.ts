@@ -117,7 +117,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   routes.push(
     ...healthRoutes({ probes: { database: () => deps.inquiries.ping() } }),
     ...contactRoutes(contactDeps(deps)),
-    ...mcpRoutes(contactDeps(deps), { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins }),
+    ...mcpRoutes(contactDeps(deps), { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, privacyPolicyUrl: config.privacyPolicyUrl }),
     ...oauthRoutes({
       store: deps.oauth,
       clock: deps.clock,
@@ -133,7 +133,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     ...serverCardRoutes(config.publicUrl),
     ...openApiRoutes(config, () => routes),
   );
-  routes.push(...homeRoutes(config.publicUrl), ...docsRoutes(), ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey }));
+  routes.push(...homeRoutes(config.publicUrl), ...docsRoutes(), ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey, privacyPolicyUrl: config.privacyPolicyUrl }));
   const inFlight = new InFlight();
   const origin = publicOrigin(config.publicUrl);
   const aliasWarning = warnOnAliases(origin, deps.logger);

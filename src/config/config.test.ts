@@ -260,6 +260,20 @@ describe('loadConfig never echoes a password into its error', () => {
   });
 });
 
+describe('PRIVACY_POLICY_URL', () => {
+  it('is absent by default, and an https address when set', () => {
+    expect(loadConfig({}).privacyPolicyUrl).toBeUndefined();
+    expect(loadConfig({ PRIVACY_POLICY_URL: 'https://www.example.com/privacy' }).privacyPolicyUrl).toBe('https://www.example.com/privacy');
+  });
+
+  it.each([
+    ['http://www.example.com/privacy', 'must use https://'],
+    ['privacy.html', 'is not a valid URL'],
+  ])('refuses %s', (value, problem) => {
+    expect(configError({ PRIVACY_POLICY_URL: value }, 'PRIVACY_POLICY_URL').message).toContain(problem);
+  });
+});
+
 describe('MAX_CONNECTIONS', () => {
   it('is 2,048 by default, and any count from 1', () => {
     expect(loadConfig({}).maxConnections).toBe(2_048);

@@ -53,6 +53,8 @@ export interface Config {
   metrics: { host: string; port: number } | undefined;
   /** Duplicates and spam (D20). */
   screening: ScreeningSettings;
+  /** The site's privacy policy (https), linked from the forms' consent checkbox; undefined: no link. */
+  privacyPolicyUrl: string | undefined;
 }
 
 /** Every mistake in the settings, each on its own line: one start names them all. */
@@ -150,6 +152,9 @@ export function loadConfig(env: Env): Readonly<Config> {
     spamMs: setting(() => parseSpamRetention(read, fail), undefined),
   };
   const screening = parseScreening(read, retention.inquiryMs, fail, setting);
+  const privacyRaw = read('PRIVACY_POLICY_URL');
+  // Linked from the forms' consent checkbox: a page any visitor opens, so https only.
+  const privacyPolicyUrl = privacyRaw === undefined ? undefined : setting(() => parseUrlWithScheme('PRIVACY_POLICY_URL', privacyRaw, ['https:'], fail).href, undefined);
   const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
   if (problems.length) throw new ConfigError(problems);
@@ -177,6 +182,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     retention,
     metrics,
     screening,
+    privacyPolicyUrl,
   });
 }
 

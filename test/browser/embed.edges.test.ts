@@ -17,6 +17,7 @@ describe.skipIf(!hasChromium)('<portico-contact-form> at its edges', () => {
   let siteverify: TestSiteverify;
   let smtp: TestSmtpServer;
   let portico: TestApp;
+  let withPolicy: TestApp;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
@@ -24,15 +25,22 @@ describe.skipIf(!hasChromium)('<portico-contact-form> at its edges', () => {
     site = await startSite();
     siteverify = await startSiteverify();
     smtp = await startSmtpServer();
-    portico = await startApp(
-      { CONTACT_ALLOWED_ORIGINS: site.origin, TURNSTILE_SECRET_KEY: siteverify.secret, TURNSTILE_SITE_KEY: 'site-key', TURNSTILE_VERIFY_URL: siteverify.url, SMTP_URL: smtp.url, RATE_LIMITS: 'off' },
-      { port: await freePort() },
-    );
+    const env = {
+      CONTACT_ALLOWED_ORIGINS: site.origin,
+      TURNSTILE_SECRET_KEY: siteverify.secret,
+      TURNSTILE_SITE_KEY: 'site-key',
+      TURNSTILE_VERIFY_URL: siteverify.url,
+      SMTP_URL: smtp.url,
+      RATE_LIMITS: 'off',
+    };
+    portico = await startApp(env, { port: await freePort() });
+    withPolicy = await startApp({ ...env, PRIVACY_POLICY_URL: 'https://www.portico.example/privacy' }, { port: await freePort() });
     browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await portico?.close();
+    await withPolicy?.close();
     await smtp?.close();
     await siteverify?.close();
     await site?.close();
@@ -125,6 +133,21 @@ describe.skipIf(!hasChromium)('<portico-contact-form> at its edges', () => {
     expect(colours.intro).toBeGreaterThanOrEqual(4.5);
     expect(colours.button).toBeGreaterThanOrEqual(4.5);
     expect(colours.focus).toBeGreaterThanOrEqual(3);
+  });
+
+  it('links the consent to PRIVACY_POLICY_URL in a new tab, or to the page’s own privacy-policy attribute', async () => {
+    const linked = await visit({ portico: withPolicy.url, lang: 'gl' });
+    const policy = linked.form.locator('#privacy-policy');
+    await expect.poll(() => policy.getAttribute('href')).toBe('https://www.portico.example/privacy');
+    expect([await policy.innerText(), await policy.getAttribute('target'), await policy.getAttribute('rel')]).toEqual([FORM_WORDS.gl.privacyPolicy, '_blank', 'noopener noreferrer']);
+    const own = await visit({ portico: withPolicy.url, attributes: { 'privacy-policy': 'https://www.site.example/privacidade' } });
+    await expect.poll(() => own.form.locator('#privacy-policy').getAttribute('href')).toBe('https://www.site.example/privacidade');
+  });
+
+  it('names the policy without a link when Portico has no PRIVACY_POLICY_URL', async () => {
+    const { form } = await visit({ portico: portico.url });
+    await expect.poll(() => text(form, 'label[for=privacy]')).toBe('I have read and accept the privacy policy.');
+    expect(await form.locator('#privacy-policy').count()).toBe(0);
   });
 
   it('speaks the page’s language when its locale attribute names one it does not speak', async () => {

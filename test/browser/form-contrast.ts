@@ -26,7 +26,8 @@ export async function contrastOf(form: Locator): Promise<{ intro: number; button
     const view = host.ownerDocument.defaultView!;
     const inside = host.shadowRoot ?? host;
     const style = (selector: string) => view.getComputedStyle(inside.querySelector(selector)!);
-    const pf = style('.pf');
+    // The element's form is inside its shadow root; the MCP App's container is the form's root itself.
+    const pf = view.getComputedStyle(host.matches('.pf') ? host : inside.querySelector('.pf')!);
     return {
       page: pf.backgroundColor,
       intro: style('#intro').color,
@@ -56,7 +57,7 @@ export async function focusRings(page: Page, form: Locator): Promise<Record<stri
       const view = host.ownerDocument.defaultView!;
       const active = (host.shadowRoot ?? host.ownerDocument).activeElement;
       if (!active || !fields.includes(active.id) || active.getAttribute('aria-invalid') !== 'true') return null;
-      const pf = (host.shadowRoot ?? host).querySelector('.pf')!;
+      const pf = host.matches('.pf') ? host : (host.shadowRoot ?? host).querySelector('.pf')!;
       const ring = view.getComputedStyle(pf).getPropertyValue('--focus-ring').trim() || view.getComputedStyle(pf).getPropertyValue('--color-ring-primary').trim();
       // The ring's colour as the browser writes a computed colour, to compare with the outline's.
       const probe = host.ownerDocument.createElement('span');

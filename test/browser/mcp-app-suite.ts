@@ -17,6 +17,7 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js'
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 import { startExtAppsHost, type ExtAppsHost } from './ext-apps-host.js';
 import type { OpenAppOptions } from './ext-apps-host/options.js';
+import { FIELDS, focusRings } from './form-contrast.js';
 import { context, PALETTES } from './mcp-app-palettes.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -26,6 +27,7 @@ const SHOTS = join(import.meta.dirname, '..', '..', 'test-results', 'mcp-app');
 const GOOD = { name: 'Ana Pérez', email: 'ana@example.com', message: 'Hola: quisiera una demo para mi comunidad de 40 viviendas.', locale: 'ca' };
 type ToolCall = { name: string; arguments: Record<string, unknown> };
 type HostAnswer = { result?: Record<string, unknown>; error?: { code: number; message: string } };
+const POLICY = 'https://www.portico.example/privacy';
 const DELIVERED = { content: [{ type: 'text', text: 'The inquiry was delivered to the team.' }], structuredContent: { ok: true } };
 
 /** Every behaviour, in Russian where a behaviour's words depend on the locale; or the other locales and the screenshots. */
@@ -50,7 +52,7 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
       smtp = await startSmtpServer();
       const hostOrigin = new URL(host.url).origin;
       const env = { MCP_ALLOWED_ORIGINS: hostOrigin, RATE_LIMITS: 'off' };
-      api = await startApp({ ...env, SMTP_URL: smtp.url }, { port: await freePort() });
+      api = await startApp({ ...env, SMTP_URL: smtp.url, PRIVACY_POLICY_URL: POLICY }, { port: await freePort() });
       // A relay that refuses connections: the inquiry is kept and retried, the call answers delivery_failed.
       undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await idlePort()}` }, { port: await freePort() });
       limited = await startApp({ ...env, SMTP_URL: smtp.url, RATE_LIMITS: 'contact=1/h' }, { port: await freePort() });
@@ -295,11 +297,18 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
       });
 
       for (const theme of ['light', 'dark'] as const) {
-        it(`keeps control boundaries at 3:1 and passes axe-core's color-contrast and label rules in the ${theme} theme`, async () => {
-          const { app, frame } = await openApp({ hostContext: context(locale, theme), answer: () => ({ result: DELIVERED }) });
-          await app.locator('#send').click();
+        it(`keeps control boundaries at 3:1, shows the focus ring on invalid fields, and passes axe-core's color-contrast and label rules in the ${theme} theme`, async () => {
+          const { page, app, frame } = await openApp({ hostContext: context(locale, theme), answer: () => ({ result: DELIVERED }) });
+          await app.locator('#send').focus();
+          await page.keyboard.press('Enter');
           await expect.poll(() => text(app, '#alert')).toBe(w.summary);
           for (const [id, ratio] of Object.entries(await boundaryRatios(app))) expect(ratio, id).toBeGreaterThanOrEqual(3);
+          // WCAG 2.4.7: each invalid field shows the focus ring, not its invalid mark, while it has focus.
+          const rings = await focusRings(page, app.locator('#portico-form'));
+          expect(Object.keys(rings)).toEqual(FIELDS);
+          for (const [id, ring] of Object.entries(rings)) {
+            expect([ring.style, ring.color, ring.contrast >= 3], id).toEqual(['solid', ring.focusColor, true]);
+          }
           expect(await axe(await frame())).toEqual([]);
           await fillForm(app, { ...GOOD, privacy: true });
           await app.locator('#send').click();
@@ -310,6 +319,17 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
     });
 
     if (part === 'everyday') {
+      it('links the consent to PRIVACY_POLICY_URL and opens it through the host; without the setting, names the policy unlinked', async () => {
+        const { page, app } = await openApp({ hostContext: context('en-GB') });
+        await expect.poll(() => app.locator('#privacy-policy').getAttribute('href')).toBe(POLICY);
+        await app.locator('#privacy-policy').click();
+        await expect.poll(() => page.evaluate('window.openedLinks')).toEqual([POLICY]);
+        expect(await app.locator('#privacy').isChecked()).toBe(false);
+        const unlinked = await openApp({ server: limited, hostContext: context('en-GB') });
+        await expect.poll(() => text(unlinked.app, 'label[for=privacy]')).toBe('I have read and accept the privacy policy.');
+        expect(await unlinked.app.locator('#privacy-policy').count()).toBe(0);
+      });
+
       it('speaks English when neither the host nor the browser names one of the six', async () => {
         const { app } = await openApp({ hostContext: { theme: 'light' }, browserLocale: 'de-DE' });
         await expect.poll(() => text(app, 'h1')).toBe(FORM_WORDS.en.title);

@@ -40,7 +40,7 @@ describe('GET /embed/*', () => {
   let api: TestApp;
   let plain: TestApp;
   beforeAll(async () => {
-    api = await startApp({ TURNSTILE_SECRET_KEY: 'secret', TURNSTILE_SITE_KEY: '0x4AAAAAAA-site', RATE_LIMITS: 'off' });
+    api = await startApp({ TURNSTILE_SECRET_KEY: 'secret', TURNSTILE_SITE_KEY: '0x4AAAAAAA-site', PRIVACY_POLICY_URL: 'https://www.example.com/privacy', RATE_LIMITS: 'off' });
     plain = await startApp({ RATE_LIMITS: 'off' });
   });
   afterAll(async () => {
@@ -68,10 +68,10 @@ describe('GET /embed/*', () => {
     expect(`sha384-${createHash('sha384').update(body).digest('base64')}`).toBe(integrity);
   });
 
-  it('tells the element the Turnstile site key, or null when Portico checks no browser', async () => {
-    expect(await (await fetch(`${api.url}/embed/config.json`)).json()).toEqual({ turnstileSiteKey: '0x4AAAAAAA-site' });
+  it('tells the element the Turnstile site key and PRIVACY_POLICY_URL, or null for each Portico does not have', async () => {
+    expect(await (await fetch(`${api.url}/embed/config.json`)).json()).toEqual({ turnstileSiteKey: '0x4AAAAAAA-site', privacyPolicyUrl: 'https://www.example.com/privacy' });
     const none = await fetch(`${plain.url}/embed/config.json`, { headers: { origin: 'https://www.example.com' } });
     expect(none.headers.get('access-control-allow-origin')).toBe('*');
-    expect(await none.json()).toEqual({ turnstileSiteKey: null });
+    expect(await none.json()).toEqual({ turnstileSiteKey: null, privacyPolicyUrl: null });
   });
 });

@@ -16,7 +16,8 @@ export const TIMEOUT_SECONDS = 30;
 
 /**
  * The element's shell. Attributes: `locale` (else the nearest `lang`, else the browser's language),
- * `endpoint` (else the origin this script came from), `turnstile-sitekey` (else /embed/config.json's),
+ * `endpoint` (else the origin this script came from), `turnstile-sitekey` and `privacy-policy` (else
+ * /embed/config.json's turnstileSiteKey and privacyPolicyUrl),
  * `theme` (`light`, the default, `dark` or `auto`), `timeout` (seconds to wait for an answer, else
  * TIMEOUT_SECONDS). Events, bubbling out of the shadow root: `portico:sent` ({ pending }) and
  * `portico:error` ({ status, error }).
@@ -73,7 +74,7 @@ function fieldErrors(description) {
 }
 
 class PorticoContactForm extends HTMLElement {
-  static get observedAttributes() { return ['locale', 'theme']; }
+  static get observedAttributes() { return ['locale', 'theme', 'privacy-policy']; }
 
   connectedCallback() {
     if (this.form) return;
@@ -100,13 +101,19 @@ class PorticoContactForm extends HTMLElement {
         return known(self.getAttribute('locale')) || known(around && around.getAttribute('lang')) || null;
       },
       beforeSend: holder,
+      privacyPolicy: function () { return self.getAttribute('privacy-policy') || self.privacyPolicyUrl || null; },
       send: function (values) { return self.send(values); }
     });
     this.container = container;
     this.applyTheme();
     var attribute = this.getAttribute('turnstile-sitekey');
-    (attribute ? Promise.resolve({ turnstileSiteKey: attribute }) : siteConfig(this.endpoint)).then(function (config) {
-      if (config && typeof config.turnstileSiteKey === 'string' && config.turnstileSiteKey) self.renderTurnstile(config.turnstileSiteKey);
+    siteConfig(this.endpoint).then(function (config) {
+      var sitekey = attribute || (config && config.turnstileSiteKey);
+      if (typeof sitekey === 'string' && sitekey) self.renderTurnstile(sitekey);
+      if (config && typeof config.privacyPolicyUrl === 'string') {
+        self.privacyPolicyUrl = config.privacyPolicyUrl;
+        self.form.render();
+      }
     });
   }
 

@@ -11,6 +11,8 @@ export interface EmbedSettings {
   publicUrl: string;
   /** Turnstile's public site key when Portico checks browsers with it; the element then renders the widget. */
   turnstileSiteKey: string | undefined;
+  /** PRIVACY_POLICY_URL: the element links its consent checkbox to it. */
+  privacyPolicyUrl?: string | undefined;
 }
 
 // Any site may load the script and read its settings (the element posts only where CONTACT_ALLOWED_ORIGINS
@@ -40,7 +42,7 @@ export function embedRoutes(settings: EmbedSettings): RouteSpec[] {
       return { status: 200, body: script.body, contentType: CONTENT_TYPE, headers: replyHeaders };
     };
   const scriptResponses = { 200: { description: 'The script.', contentType: 'text/javascript', schema: z.string(), headers: ['ETag'] }, 304: { description: 'Not modified (If-None-Match).' } };
-  const config = JSON.stringify({ turnstileSiteKey: settings.turnstileSiteKey ?? null });
+  const config = JSON.stringify({ turnstileSiteKey: settings.turnstileSiteKey ?? null, privacyPolicyUrl: settings.privacyPolicyUrl ?? null });
   return [
     route({
       method: 'GET',
@@ -68,10 +70,10 @@ export function embedRoutes(settings: EmbedSettings): RouteSpec[] {
       method: 'GET',
       path: '/embed/config.json',
       operationId: 'getEmbedConfig',
-      summary: 'What the element needs to know of this server: the Turnstile site key, if any',
+      summary: 'What the element needs to know of this server: the Turnstile site key and the privacy policy, if any',
       tags: ['embed'],
       cors: 'public',
-      responses: { 200: { description: 'The settings.', schema: z.object({ turnstileSiteKey: z.string().nullable() }) } },
+      responses: { 200: { description: 'The settings.', schema: z.object({ turnstileSiteKey: z.string().nullable(), privacyPolicyUrl: z.url().nullable() }) } },
       handler: async () => ({ status: 200, body: config, contentType: 'application/json; charset=utf-8', headers: { ...SHARED, 'cache-control': 'public, max-age=300' } }),
     }),
     ...embedPageRoutes({ publicUrl: settings.publicUrl, turnstile: settings.turnstileSiteKey !== undefined, script }),

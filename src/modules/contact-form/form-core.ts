@@ -51,6 +51,8 @@ export function formConfig(): FormConfig {
  * - `send(values)`: a promise of one outcome, `{ ok: true }`, `{ pending: true }` (kept, not delivered
  *   yet: not to be sent again), `{ errors: { field: { key } } }`, or `{ status: { key, ...values } }`;
  * - `rendered(language, words)`, optional: told after each render;
+ * - `privacyPolicy()`, optional: the privacy policy's address, linked from the consent checkbox, or null;
+ * - `openLink(url)`, optional: opens the link itself (the MCP App, through its host) and says so;
  * - `beforeSend`, optional: a node put in the form above its alert and button (the element's Turnstile slot).
  */
 export const FORM_SCRIPT = String.raw`function porticoContactForm(container, C, shell) {
@@ -91,12 +93,13 @@ ui.locale = make('select', { id: 'locale', name: 'locale' }, C.locales.map(funct
   return option;
 }));
 ui.privacy = make('input', { id: 'privacy', name: 'privacy', type: 'checkbox', required: true, 'aria-describedby': 'privacy-error' });
+ui.consent = make('label', { for: 'privacy' });
 ui.alert = make('p', { id: 'alert', class: 'alert', role: 'alert', tabindex: '-1' });
 ui.send = make('button', { id: 'send', type: 'submit', 'data-w': 'send' });
 ui.form = make('form', { id: 'form', novalidate: true, 'aria-labelledby': 'title' }, [
   field('name', ui.name), field('email', ui.email), field('message', ui.message),
   make('div', { class: 'field' }, [make('label', { for: 'locale', 'data-w': 'locale' }), ui.locale]),
-  make('div', { class: 'field' }, [make('div', { class: 'check' }, [ui.privacy, make('label', { for: 'privacy', 'data-w': 'privacy' })]), make('p', { id: 'privacy-error', class: 'error' })]),
+  make('div', { class: 'field' }, [make('div', { class: 'check' }, [ui.privacy, ui.consent]), make('p', { id: 'privacy-error', class: 'error' })]),
   ui.alert, ui.send
 ]);
 if (shell.beforeSend) ui.form.insertBefore(shell.beforeSend, ui.alert);
@@ -141,8 +144,24 @@ function validate(v) {
   return found;
 }
 
+/* The consent's words around the policy's name, which links to the policy when the shell knows where it is. */
+var consentShown = null;
+function renderConsent(w) {
+  var url = shell.privacyPolicy ? shell.privacyPolicy() : null;
+  var scheme = typeof url === 'string' ? url.slice(0, url.indexOf(':')).toLowerCase() : '';
+  if (scheme !== 'http' && scheme !== 'https') url = null;
+  if (consentShown === w.privacy + url) return;
+  consentShown = w.privacy + url;
+  var parts = w.privacy.split('{policy}');
+  var policy = url ? make('a', { id: 'privacy-policy', href: url, target: '_blank', rel: 'noopener noreferrer' }) : make('span');
+  policy.textContent = w.privacyPolicy;
+  if (url && shell.openLink) policy.addEventListener('click', function (event) { if (shell.openLink(url)) event.preventDefault(); });
+  ui.consent.replaceChildren(doc.createTextNode(parts[0]), policy, doc.createTextNode(parts[1] || ''));
+}
+
 function render() {
   var lang = language(), w = C.words[lang];
+  renderConsent(w);
   container.setAttribute('lang', lang);
   container.querySelectorAll('[data-w]').forEach(function (node) { node.textContent = w[node.getAttribute('data-w')]; });
   container.querySelectorAll('[data-ph]').forEach(function (node) { node.placeholder = w[node.getAttribute('data-ph')]; });
@@ -231,6 +250,7 @@ function guardContrast() {
   pick('--intro-text', ['var(--color-text-secondary)'].concat(last), backgrounds.page, 4.5);
   pick('--button-text', ['var(--accent-text)', '#000', '#fff'], [resolveColor('var(--accent)', page) || page], 4.5);
   pick('--focus-ring', ['var(--color-ring-primary)'].concat(last), backgrounds.page, 3);
+  pick('--link-text', ['var(--accent)'].concat(last), backgrounds.page, 4.5);
   pick('--control-border', ['var(--color-border-primary)', 'var(--color-text-secondary)'].concat(last), backgrounds.page, 3);
   pick('--control-invalid', ['var(--color-text-danger)'].concat(last), backgrounds.page, 3);
   pick('--error-text', ['var(--color-text-danger)'].concat(last), backgrounds.page, 4.5);

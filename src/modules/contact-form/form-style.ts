@@ -24,7 +24,7 @@ color-scheme:light;box-sizing:border-box;padding:1rem;font:16px/1.5 var(--font-s
 .pf input[type=text],.pf textarea,.pf select{width:100%;font:inherit;color:inherit;background:var(--color-background-primary);
 padding:.55rem .7rem;border:1px solid var(--control-border,var(--color-border-primary));border-radius:var(--border-radius-md)}
 .pf textarea{min-height:8rem;resize:vertical}
-.pf .check{display:flex;gap:.6rem;align-items:flex-start}.pf .check label{font-weight:400;margin:0}
+.pf .check{display:flex;gap:.6rem;align-items:flex-start}.pf .check label{font-weight:400;margin:0}.pf .check a{color:var(--link-text,var(--accent))}
 .pf .check input{width:1.15rem;height:1.15rem;margin:.2rem 0 0;flex:none;accent-color:var(--accent)}
 .pf input[type=text][aria-invalid=true],.pf textarea[aria-invalid=true],.pf select[aria-invalid=true]{border-color:var(--control-invalid,var(--color-text-danger));border-width:2px}
 .pf .check input[aria-invalid=true]{box-shadow:0 0 0 2px var(--color-background-primary),0 0 0 4px var(--control-invalid,var(--color-text-danger))}

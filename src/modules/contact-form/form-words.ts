@@ -12,7 +12,9 @@ export interface FormWords {
   message: string;
   messagePlaceholder: string;
   locale: string;
+  /** The consent, with `{policy}` where the policy's name (privacyPolicy) goes: a link when its address is known. */
   privacy: string;
+  privacyPolicy: string;
   send: string;
   sending: string;
   nameRequired: string;
@@ -70,7 +72,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     message: 'Mensaje',
     messagePlaceholder: '¿En qué podemos ayudarte?',
     locale: 'Idioma de la respuesta',
-    privacy: 'He leído y acepto la política de privacidad.',
+    privacy: 'He leído y acepto la {policy}.',
+    privacyPolicy: 'política de privacidad',
     send: 'Enviar',
     sending: 'Enviando…',
     nameRequired: 'Escribe tu nombre.',
@@ -105,7 +108,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     message: 'Message',
     messagePlaceholder: 'How can we help?',
     locale: 'Language for the reply',
-    privacy: 'I have read and accept the privacy policy.',
+    privacy: 'I have read and accept the {policy}.',
+    privacyPolicy: 'privacy policy',
     send: 'Send',
     sending: 'Sending…',
     nameRequired: 'Enter your name.',
@@ -140,7 +144,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     message: 'Missatge',
     messagePlaceholder: 'Com et podem ajudar?',
     locale: 'Idioma de la resposta',
-    privacy: 'He llegit i accepto la política de privadesa.',
+    privacy: 'He llegit i accepto la {policy}.',
+    privacyPolicy: 'política de privadesa',
     send: 'Envia',
     sending: "S'està enviant…",
     nameRequired: 'Escriu el teu nom.',
@@ -175,7 +180,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     message: 'Сообщение',
     messagePlaceholder: 'Чем мы можем помочь?',
     locale: 'Язык ответа',
-    privacy: 'Я прочитал(а) политику конфиденциальности и принимаю её.',
+    privacy: 'Я прочитал(а) {policy} и принимаю её.',
+    privacyPolicy: 'политику конфиденциальности',
     send: 'Отправить',
     sending: 'Отправка…',
     nameRequired: 'Укажите ваше имя.',
@@ -210,7 +216,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     message: 'Mezua',
     messagePlaceholder: 'Zertan lagun zaitzakegu?',
     locale: 'Erantzunaren hizkuntza',
-    privacy: 'Pribatutasun-politika irakurri dut eta onartzen dut.',
+    privacy: '{policy} irakurri dut eta onartzen dut.',
+    privacyPolicy: 'Pribatutasun-politika',
     send: 'Bidali',
     sending: 'Bidaltzen…',
     nameRequired: 'Idatzi zure izena.',
@@ -245,7 +252,8 @@ export const FORM_WORDS: Record<Locale, FormWords> = {
     message: 'Mensaxe',
     messagePlaceholder: 'En que podemos axudarche?',
     locale: 'Idioma da resposta',
-    privacy: 'Lin e acepto a política de privacidade.',
+    privacy: 'Lin e acepto a {policy}.',
+    privacyPolicy: 'política de privacidade',
     send: 'Enviar',
     sending: 'Enviando…',
     nameRequired: 'Escribe o teu nome.',

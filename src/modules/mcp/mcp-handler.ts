@@ -29,11 +29,11 @@ const UNKNOWN_CALLER: Caller = { remoteIp: 'unknown', clientId: null, idempotenc
  * first request that needs it, not at start: it adds some 100 ms to a start, where a node that is
  * restarted should answer at once.
  */
-export function createPorticoMcpHandler(deps: ContactDeps) {
+export function createPorticoMcpHandler(deps: ContactDeps, privacyPolicyUrl?: string) {
   const callers = new WeakMap<Request, Caller>();
   let loading: Promise<SdkHandler> | undefined;
   const sdk = () =>
-    (loading ??= sdkHandler(deps, callers).catch((error: unknown) => {
+    (loading ??= sdkHandler(deps, callers, privacyPolicyUrl).catch((error: unknown) => {
       // A failed load is tried again by the next request.
       loading = undefined;
       throw error;
@@ -48,9 +48,9 @@ export function createPorticoMcpHandler(deps: ContactDeps) {
 
 type SdkHandler = { fetch(request: Request, options: { parsedBody?: unknown }): Promise<Response> };
 
-async function sdkHandler(deps: ContactDeps, callers: WeakMap<Request, Caller>): Promise<SdkHandler> {
+async function sdkHandler(deps: ContactDeps, callers: WeakMap<Request, Caller>, privacyPolicyUrl: string | undefined): Promise<SdkHandler> {
   const { createMcpHandler, McpServer } = await import('@modelcontextprotocol/server');
-  const html = contactFormHtml();
+  const html = contactFormHtml(privacyPolicyUrl);
   const factory = (context: { requestInfo?: Request }) => {
     const caller = (context.requestInfo && callers.get(context.requestInfo)) ?? UNKNOWN_CALLER;
     const server = new McpServer(SERVER_INFO, {

@@ -17,6 +17,8 @@ export const MCP_SCOPE = 'mcp:invoke';
 export interface McpRouteSettings {
   publicUrl: string;
   allowedOrigins: readonly string[] | '*';
+  /** PRIVACY_POLICY_URL, linked from the app's consent checkbox. */
+  privacyPolicyUrl?: string | undefined;
 }
 
 const JsonRpcMessage = z.unknown().meta({ id: 'JsonRpcRequest', description: 'A JSON-RPC 2.0 request or notification: jsonrpc "2.0", method, optional id and params.' });
@@ -35,7 +37,7 @@ const JsonRpcError = z
  * calls beside the SDK (shortcuts.ts) and the rest through it, always as JSON (D1).
  */
 export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteSpec[] {
-  const handler = createPorticoMcpHandler(deps);
+  const handler = createPorticoMcpHandler(deps, settings.privacyPolicyUrl);
   const endpoint = `${settings.publicUrl}/mcp`;
   const toolsList = toolsListCache(handler.fetch, endpoint);
   const { hosts } = publicOrigin(settings.publicUrl);

@@ -13,6 +13,8 @@ declare global {
     openApp(options: OpenAppOptions): Promise<void>;
     bridge: AppBridge;
     hostCallTool(params: unknown): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }>;
+    /** The links the app asked the host to open (ui/open-link). */
+    openedLinks: string[];
   }
 }
 
@@ -66,6 +68,11 @@ window.openApp = async (options) => {
       return answer.result as Awaited<ReturnType<NonNullable<AppBridge['oncalltool']>>>;
     };
   }
+  window.openedLinks = [];
+  bridge.onopenlink = async ({ url }) => {
+    window.openedLinks.push(url);
+    return {};
+  };
   window.bridge = bridge;
   await bridge.sendSandboxResourceReady({ html: content.text, ...(csp ? { csp } : {}) });
   await initialized;

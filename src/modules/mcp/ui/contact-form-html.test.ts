@@ -26,6 +26,13 @@ describe('the contact-form app document', () => {
     expect(html).not.toMatch(/url\(|@import|<link\b|<img\b|<iframe\b/i);
   });
 
+  it('holds PRIVACY_POLICY_URL as data for the consent link, and no other address', () => {
+    const linked = contactFormHtml('https://www.example.com/privacy?lang=es');
+    expect(linked.match(/https?:/gi)).toEqual(['https:']);
+    expect(linked).toContain('"privacyPolicyUrl":"https://www.example.com/privacy?lang=es"');
+    expect(linked).not.toMatch(/\b(?:src|href|action|srcset)\s*=/i);
+  });
+
   it('uses no network API at all', () => {
     expect(html).not.toMatch(/\b(?:fetch|XMLHttpRequest|WebSocket|EventSource|sendBeacon|importScripts)\b/);
   });

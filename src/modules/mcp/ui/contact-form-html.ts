@@ -69,6 +69,13 @@ var form = porticoContactForm(root, C, {
       return { status: { key: error && error.code === -32601 ? 'noToolCalls' : 'failure' } };
     });
   },
+  privacyPolicy: function () { return C.privacyPolicyUrl; },
+  /* The app's frame may not open windows: the host opens the link (ui/open-link) when it offers to. */
+  openLink: function (url) {
+    if (!hostCapabilities || !hostCapabilities.openLinks) return false;
+    request('ui/open-link', { url: url }).catch(function () {});
+    return true;
+  },
   rendered: function (lang, words) { document.documentElement.lang = lang; document.title = words.title; }
 });
 
@@ -128,8 +135,15 @@ request('ui/initialize', { appInfo: C.appInfo, appCapabilities: { availableDispl
   .then(reportSize);
 })();`;
 
-function buildHtml(): string {
-  const config = { ...formConfig(), tool: CONTACT_TOOL, appInfo: { name: 'portico-contact-form', version: '1.0.0' }, protocolVersion: MCP_APPS_PROTOCOL_VERSION };
+/** The app's HTML: the text of `resources/read` for CONTACT_FORM_URI, built once per MCP handler. */
+export function contactFormHtml(privacyPolicyUrl?: string): string {
+  const config = {
+    ...formConfig(),
+    tool: CONTACT_TOOL,
+    appInfo: { name: 'portico-contact-form', version: '1.0.0' },
+    protocolVersion: MCP_APPS_PROTOCOL_VERSION,
+    privacyPolicyUrl: privacyPolicyUrl ?? null,
+  };
   return `<!doctype html>
 <html lang="en" data-theme="light">
 <head>
@@ -146,7 +160,3 @@ ${SHELL.replace('__CONFIG__', () => scriptJson(config))}</script>
 </html>
 `;
 }
-
-let cached: string | undefined;
-/** The app's HTML (built once): the text of `resources/read` for CONTACT_FORM_URI. */
-export const contactFormHtml = (): string => (cached ??= buildHtml());
