@@ -133,7 +133,11 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     ...serverCardRoutes(config.publicUrl),
     ...openApiRoutes(config, () => routes),
   );
-  routes.push(...homeRoutes(config.publicUrl), ...docsRoutes(), ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey, privacyPolicyUrl: config.privacyPolicyUrl }));
+  routes.push(
+    ...homeRoutes(config.publicUrl),
+    ...docsRoutes(),
+    ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey, privacyPolicyUrl: config.privacyPolicyUrl }),
+  );
   const inFlight = new InFlight();
   const origin = publicOrigin(config.publicUrl);
   const aliasWarning = warnOnAliases(origin, deps.logger);

@@ -48,7 +48,7 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   if (metricsServer) deps.logger.info({ metrics: `http://${config.metrics.host}:${metricsServer.port}/metrics` }, 'serving metrics');
   deps.logger.info({ publicUrl: config.publicUrl, env: config.appEnv, database: config.database.engine, delivery: deliveryChannels(config) }, 'portico is serving');
   if (config.appEnv === 'production' && config.privacyPolicyUrl === undefined) {
-    deps.logger.warn('PRIVACY_POLICY_URL is unset: the contact forms ask visitors to accept a privacy policy they cannot open; set it to the policy\'s https address');
+    deps.logger.warn("PRIVACY_POLICY_URL is unset: the contact forms ask visitors to accept a privacy policy they cannot open; set it to the policy's https address");
   }
   if (config.retention.inquiryMs === undefined) deps.logger.warn('INQUIRY_RETENTION=off: inquiries are kept until deleted by hand (portico inquiries purge)');
   if (config.retention.spamMs === undefined) deps.logger.warn('SPAM_RETENTION=off: spam is kept until deleted by hand (portico inquiries purge)');
