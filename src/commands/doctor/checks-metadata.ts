@@ -3,7 +3,7 @@
 import { documentOf, skipped, stringList, verdict, type Finding } from './finding.js';
 import { jsonObject, named, type Observations } from './gather.js';
 import type { Answer } from './probe.js';
-import { baseOf, difference, shortUrl, type Target } from './urls.js';
+import { baseOf, difference, differenceInWords, shortUrl, type Target } from './urls.js';
 
 type Problem = { message: string; fix: string; warn?: boolean };
 
@@ -30,7 +30,10 @@ export function resourceMetadata(seen: Observations, path: '' | '/mcp' | '/api/c
   if (differs === 'not a URL') problems.push({ message: 'resource is missing or not a URL', fix: publicUrlFix(target) });
   else if (differs === 'trailing slash') problems.push(trailingSlash(target, expected, String(resource)));
   else if (differs)
-    problems.push({ message: `resource is ${String(resource)}, not ${expected} (another ${differs}): hosts refuse the document`, fix: publicUrlFix(target, baseOf(String(resource), path)) });
+    problems.push({
+      message: `resource is ${String(resource)}, not ${expected} (${differenceInWords(differs)}): hosts refuse the document`,
+      fix: publicUrlFix(target, baseOf(String(resource), path)),
+    });
   const servers = stringList(document.authorization_servers);
   if (!servers?.length) problems.push({ message: 'authorization_servers is missing: hosts cannot find where to get a token', fix: publicUrlFix(target) });
   else if (!servers.includes(target.base)) problems.push({ message: `authorization_servers names ${servers.join(', ')}, not the issuer ${target.base}`, fix: publicUrlFix(target, servers[0]) });
@@ -61,7 +64,8 @@ export function authorizationServer(seen: Observations): Finding[] {
   const methods = stringList(document.code_challenge_methods_supported) ?? [];
   const auth = stringList(document.token_endpoint_auth_methods_supported) ?? [];
   const cimd = document.client_id_metadata_document_supported === true;
-  const issuerDiffers = difference(target.base, document.issuer);
+  // Identical strings (RFC 8414 section 3.3): `https://a.example/` is not the issuer `https://a.example`.
+  const issuerDiffers = typeof document.issuer === 'string' && document.issuer.replace(/\/$/, '') === target.base ? 'trailing slash' : difference(target.base, document.issuer);
   return [
     // RFC 8414 section 3.3: the issuer must be identical to the one the metadata URL was formed from.
     one(
@@ -70,7 +74,7 @@ export function authorizationServer(seen: Observations): Finding[] {
         ? []
         : [
             {
-              message: `issuer is ${JSON.stringify(document.issuer)}, not ${target.base}${issuerDiffers ? ` (another ${issuerDiffers})` : ''}: hosts refuse the metadata`,
+              message: `issuer is ${JSON.stringify(document.issuer)}, not ${target.base}${issuerDiffers ? ` (${differenceInWords(issuerDiffers)})` : ''}: hosts refuse the metadata`,
               fix: publicUrlFix(target, typeof document.issuer === 'string' ? document.issuer : undefined),
             },
           ],
@@ -156,7 +160,8 @@ export function endpointAnswers(seen: Observations): Finding[] {
 }
 
 function endpointAnswer(check: string, answer: Answer | undefined, seen: Observations): Finding {
-  if (!answer) return skipped(check, 'not asked: the metadata names no such endpoint on the deployment');
+  if (!answer)
+    return skipped(check, seen.authorizationServer?.status === 200 ? 'not asked: the metadata names no such endpoint on the deployment' : 'not asked: no authorization-server metadata to read');
   const what = named(answer, seen.target.origin);
   if (answer.failure)
     return { check, status: 'fail', ms: answer.ms, message: `${what}: ${answer.failure.message}`, fix: answer.failure.kind === 'timeout' ? 'see the time check' : 'see the proxy and node logs' };

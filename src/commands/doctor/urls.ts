@@ -75,6 +75,9 @@ export function difference(expected: string, actual: unknown): Difference | unde
   return 'path';
 }
 
+/** A difference in words: `another host`, `a trailing slash apart`. */
+export const differenceInWords = (d: Difference) => (d === 'trailing slash' ? 'a trailing slash apart' : d === 'not a URL' ? 'not a URL' : `another ${d}`);
+
 /** The base a published URL implies, once the route's path is taken off (`https://x/mcp` with `/mcp`: `https://x`). */
 export function baseOf(published: string, path: string): string {
   const trimmed = published.replace(/\/+$/, '');
