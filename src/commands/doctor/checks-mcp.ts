@@ -102,7 +102,7 @@ export function toolsList(seen: Observations, era: Era): Finding {
 export function appResource(seen: Observations): Finding {
   const check = 'app resource';
   const answer = seen.appResource;
-  if (!answer) return skipped(check, 'not asked: contact_service names no app resource');
+  if (!answer) return skipped(check, 'not asked: no tools/list answer named it');
   if (answer.failure) return { check, status: 'fail', ms: answer.ms, message: `resources/read: ${answer.failure.message}`, fix: 'see the time check' };
   if (answer.status !== 200) return verdict(check, [answer], [refusal(answer, seen)], '');
   const contents = (jsonObject(answer.body)?.result as { contents?: unknown } | undefined)?.contents;

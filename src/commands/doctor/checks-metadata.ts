@@ -24,6 +24,8 @@ export function resourceMetadata(seen: Observations, path: '' | '/mcp' | '/api/c
   if ('finding' in read) return read.finding;
   const document = read.document;
   const expected = path ? `${target.base}${path}` : target.given;
+  // The root as it was typed, but `https://a.example/` reads as PUBLIC_URL would name it.
+  const shown = path || new URL(target.given).pathname !== '/' ? expected : target.base;
   const problems: Problem[] = [];
   const resource = document.resource;
   const differs = difference(expected, resource);
@@ -31,7 +33,7 @@ export function resourceMetadata(seen: Observations, path: '' | '/mcp' | '/api/c
   else if (differs === 'trailing slash') problems.push(trailingSlash(target, expected, String(resource)));
   else if (differs)
     problems.push({
-      message: `resource is ${String(resource)}, not ${expected} (${differenceInWords(differs)}): hosts refuse the document`,
+      message: `resource is ${String(resource)}, not ${shown} (${differenceInWords(differs)}): hosts refuse the document`,
       fix: publicUrlFix(target, baseOf(String(resource), path)),
     });
   const servers = stringList(document.authorization_servers);
@@ -156,12 +158,15 @@ function endpointProblems(document: Record<string, unknown>, target: Target): Pr
  * with no redirect URIs), they say why in an OAuth error, and nothing is stored.
  */
 export function endpointAnswers(seen: Observations): Finding[] {
-  return [endpointAnswer('token endpoint', seen.token, seen), endpointAnswer('registration endpoint', seen.registration, seen)];
+  return [endpointAnswer('token endpoint', 'token_endpoint', seen.token, seen), endpointAnswer('registration endpoint', 'registration_endpoint', seen.registration, seen)];
 }
 
-function endpointAnswer(check: string, answer: Answer | undefined, seen: Observations): Finding {
-  if (!answer)
-    return skipped(check, seen.authorizationServer?.status === 200 ? 'not asked: the metadata names no such endpoint on the deployment' : 'not asked: no authorization-server metadata to read');
+function endpointAnswer(check: string, field: string, answer: Answer | undefined, seen: Observations): Finding {
+  if (!answer) {
+    const metadata = seen.authorizationServer?.status === 200 ? jsonObject(seen.authorizationServer.body) : undefined;
+    const why = !metadata ? 'no authorization-server metadata to read' : typeof metadata[field] === 'string' ? `${field} is on another origin (see endpoints)` : `the metadata names no ${field}`;
+    return skipped(check, `not asked: ${why}`);
+  }
   const what = named(answer, seen.target.origin);
   if (answer.failure)
     return { check, status: 'fail', ms: answer.ms, message: `${what}: ${answer.failure.message}`, fix: answer.failure.kind === 'timeout' ? 'see the time check' : 'see the proxy and node logs' };
