@@ -94,6 +94,9 @@ describe('portico doctor against portico serve on loopback', () => {
     expect(document).toMatchObject({ url: server.url, budgetSeconds: 10, outcome: 'pass', exitCode: 0 });
     expect(document.checks.map((c: { check: string }) => c.check)).toEqual([...CHECKS, 'cors /api/contact', 'proxy']);
     expect(document.checks.find((c: { check: string }) => c.check === 'resource /mcp')).toMatchObject({ status: 'pass', ms: expect.any(Number) });
+    // Every request, with its time: discovery, the two endpoints, /mcp four times, the preflights.
+    expect(document.requests.length).toBeGreaterThanOrEqual(15);
+    expect(document.requests[0]).toEqual({ method: 'GET', url: `${server.url}/.well-known/oauth-protected-resource`, status: 200, ms: expect.any(Number) });
   });
 
   it('creates nothing on the server: no client registered, no inquiry stored', async () => {

@@ -178,6 +178,13 @@ describe('the doctor checks', () => {
 });
 
 describe('the URLs the doctor compares', () => {
+  it('takes the address hosts hang /mcp from, and refuses the MCP endpoint itself or a query', () => {
+    expect(parseTarget('https://example.com/api/')).toMatchObject({ given: 'https://example.com/api/', base: 'https://example.com/api', origin: 'https://example.com', https: true, loopback: false });
+    expect(parseTarget('http://[::1]:3000')).toMatchObject({ base: 'http://[::1]:3000', loopback: true });
+    expect(() => parseTarget('https://api.example.com/mcp')).toThrow("give the deployment's address as PUBLIC_URL names it, not its MCP endpoint: portico doctor https://api.example.com");
+    expect(() => parseTarget('https://api.example.com/?x=1')).toThrow('must not carry credentials, a query or a fragment');
+  });
+
   it('places the well-known segment before the path (RFC 9728 3.1, RFC 8414 3.1)', () => {
     expect(wellKnownUrl('https://example.com/api/mcp', 'oauth-protected-resource')).toBe('https://example.com/.well-known/oauth-protected-resource/api/mcp');
     expect(wellKnownUrl('https://example.com/', 'oauth-authorization-server')).toBe('https://example.com/.well-known/oauth-authorization-server');

@@ -28,7 +28,7 @@ export async function doctor(url: string, options: DoctorOptions, out: Output, n
   try {
     const seen = await gather(target, probe, budgetMs, origins);
     const reached = seen.first.failure?.kind !== 'unreachable';
-    const result = report(target.base, budgetMs, reached ? checks(seen, clock.now()) : [unreachable(seen)], reached);
+    const result = report(target.base, budgetMs, reached ? checks(seen, clock.now()) : [unreachable(seen)], seen.answers, reached);
     if (options.json) writeJson(result, out);
     else writeText(result, out, notes);
     return result.exitCode;

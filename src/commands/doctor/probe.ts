@@ -114,6 +114,8 @@ function send(request: ProbeRequest, budgetMs: number, elapsed: () => number, ag
         finish();
       });
       res.on('error', (error: NodeJS.ErrnoException) => finish(classify(error, true)));
+      // A connection closed in the middle of the body ends the answer without 'end'.
+      res.on('close', () => finish(res.complete ? undefined : { kind: 'broken', code: 'ECONNRESET', message: 'the connection closed before the answer ended' }));
     });
     req.end(request.body);
   });

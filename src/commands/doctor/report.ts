@@ -2,6 +2,7 @@
 // last line that sums them up, or the same as one JSON document with --json.
 import { printable, type Output } from '../output.js';
 import type { Finding, Status } from './finding.js';
+import type { Answer } from './probe.js';
 
 export type Outcome = 'pass' | 'fail' | 'unreachable';
 
@@ -12,12 +13,15 @@ export interface Report {
   /** 0 all passed (warnings allowed), 1 a check failed, 2 the URL could not be reached. */
   exitCode: 0 | 1 | 2;
   checks: Finding[];
+  /** Every request made, with its status and time (or how it failed), in the order made. */
+  requests: { method: string; url: string; status?: number; ms: number; failure?: string }[];
 }
 
-export function report(url: string, budgetMs: number, findings: Finding[], reached = true): Report {
+export function report(url: string, budgetMs: number, findings: Finding[], answers: Answer[], reached = true): Report {
   const failed = findings.some((f) => f.status === 'fail');
   const outcome: Outcome = !reached ? 'unreachable' : failed ? 'fail' : 'pass';
-  return { url, budgetSeconds: budgetMs / 1000, outcome, exitCode: outcome === 'unreachable' ? 2 : failed ? 1 : 0, checks: findings };
+  const requests = answers.map(({ method, url, status, ms, failure }) => ({ method, url, status, ms, failure: failure && `${failure.message} (${failure.code})` }));
+  return { url, budgetSeconds: budgetMs / 1000, outcome, exitCode: outcome === 'unreachable' ? 2 : failed ? 1 : 0, checks: findings, requests };
 }
 
 const LABEL: Record<Status, string> = { pass: 'ok', warn: 'warn', fail: 'FAIL', skip: 'skip' };

@@ -25,6 +25,8 @@ export function parseTarget(raw: string): Target {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new CliError(`doctor: ${raw} must use https:// (or http:// on loopback)`);
   if (url.search || url.hash || url.username || url.password) throw new CliError(`doctor: ${raw} must not carry credentials, a query or a fragment: give the address as PUBLIC_URL names it`);
   const base = url.href.replace(/\/+$/, '');
+  // What a user types into a host is the MCP endpoint; doctor wants the address it hangs from.
+  if (base.endsWith('/mcp')) throw new CliError(`doctor: give the deployment's address as PUBLIC_URL names it, not its MCP endpoint: portico doctor ${base.slice(0, -'/mcp'.length)}`);
   return { given: url.href, base, origin: url.origin, https: url.protocol === 'https:', loopback: isLoopback(url.hostname) };
 }
 
