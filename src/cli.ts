@@ -70,7 +70,7 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .command('doctor')
     .description('check a running deployment from outside, as MCP hosts will: a line per check with what to fix; it creates nothing on the server')
     .argument('[url]', "the deployment's address (PUBLIC_URL by default)")
-    .option('--origin <origin>', 'a site whose pages post to /api/contact: its CORS preflight is checked (repeatable)', (value: string, previous: string[]) => [...previous, value], [] as string[])
+    .option('--origin <origin>', 'a site whose pages post to /api/contact: its CORS preflight is checked (repeatable)', (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
     .option('--json', 'the findings as one JSON document')
     .option('--timeout <seconds>', "each request's budget, as hosts give it", String(10))
     .addHelpText(
