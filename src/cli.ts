@@ -47,7 +47,7 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     })
     .addHelpText(
       'after',
-      `${example('portico check', 'portico inquiries list --status failed', 'portico inquiries --help')}\nExit codes: 0 done; 1 refused or failed (a usage mistake, the configuration, a store, a delivery still failing).\n`,
+      `${example('portico check', 'portico doctor https://api.example.com', 'portico inquiries list --status failed', 'portico inquiries --help')}\nExit codes: 0 done; 1 refused or failed (a usage mistake, the configuration, a store, a delivery still failing); portico doctor: 2 when the URL cannot be reached.\n`,
     );
 
   root
@@ -66,6 +66,22 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .description('validate the configuration, reach the database, sign in to the mail relay, print a summary')
     .addHelpText('after', example('APP_ENV=production portico check'))
     .action(() => configured((config) => check(config, out)));
+  root
+    .command('doctor')
+    .description('check a running deployment from outside, as MCP hosts will: a line per check with what to fix; it creates nothing on the server')
+    .argument('[url]', "the deployment's address (PUBLIC_URL by default)")
+    .option('--origin <origin>', 'a site whose pages post to /api/contact: its CORS preflight is checked (repeatable)', (value: string, previous: string[] | undefined) => [...(previous ?? []), value])
+    .option('--json', 'the findings as one JSON document')
+    .option('--timeout <seconds>', "each request's budget, as hosts give it", String(10))
+    .addHelpText(
+      'after',
+      `${example('portico doctor', 'portico doctor https://api.example.com --origin https://www.example.com')}\nExit codes: 0 every check passed (warnings allowed); 1 a check failed; 2 the URL could not be reached.\n`,
+    )
+    // The URL given needs no configuration; without one, PUBLIC_URL is read as every command reads it.
+    .action(async (url: string | undefined, options: { origin?: string[]; json?: boolean; timeout: string }) => {
+      const address = url ?? loadConfig(env).publicUrl;
+      process.exitCode = await (await import('./commands/doctor/doctor.js')).doctor(address, options, out, notes);
+    });
   root
     .command('openapi')
     .description('print the OpenAPI document the server serves')

@@ -1,0 +1,65 @@
+// Behind a proxy: the answers show whether something between the host and the nodes rewrote the scheme or
+// the host. Portico takes every URL it publishes from PUBLIC_URL, never from the request, so a published URL
+// on another origin is PUBLIC_URL's doing; a Host the nodes refuse is the proxy's.
+import { skipped, slowest, type Finding } from './finding.js';
+import { challengeParameters, jsonObject, type Observations } from './gather.js';
+import type { Answer } from './probe.js';
+import { refusedHost } from './checks-mcp.js';
+import { publicUrlFix } from './checks-metadata.js';
+import { isLoopback } from './urls.js';
+
+const DEFAULT_PUBLIC_URL = /^http:\/\/localhost:\d+$/;
+
+/** Every absolute URL the deployment published in the answers read: the resources, the issuer, the endpoints, the challenge's. */
+function publishedUrls(seen: Observations): string[] {
+  const urls: unknown[] = [];
+  for (const answer of [seen.resources?.root, seen.resources?.mcp, seen.resources?.contact]) {
+    const document = answer?.status === 200 ? jsonObject(answer.body) : undefined;
+    if (!document) continue;
+    urls.push(document.resource);
+    if (Array.isArray(document.authorization_servers)) urls.push(...(document.authorization_servers as unknown[]));
+  }
+  const server = seen.authorizationServer?.status === 200 ? jsonObject(seen.authorizationServer.body) : undefined;
+  if (server) urls.push(server.issuer, server.authorization_endpoint, server.token_endpoint, server.registration_endpoint, server.revocation_endpoint);
+  urls.push(challengeParameters(seen.challenge?.headers['www-authenticate'])?.resource_metadata);
+  return urls.filter((url): url is string => typeof url === 'string' && URL.canParse(url));
+}
+
+export function proxy(seen: Observations): Finding {
+  const check = 'proxy';
+  const { target } = seen;
+  const published = publishedUrls(seen);
+  const mcpAnswers = [seen.challenge, seen.toolsList?.['2025-11-25'], seen.toolsList?.['2026-07-28']].filter((a): a is Answer => a !== undefined);
+  if (!published.length && !mcpAnswers.length) return skipped(check, 'no answer to read');
+  const ms = slowest(seen.resources?.root, seen.authorizationServer, ...mcpAnswers);
+  const elsewhere = published.find((url) => new URL(url).origin !== target.origin);
+  if (elsewhere) {
+    const url = new URL(elsewhere);
+    const given = new URL(target.base);
+    const origin = url.origin;
+    let message: string;
+    if (url.protocol === 'http:' && given.protocol === 'https:' && url.hostname === given.hostname) {
+      message = `the answers name ${origin}, plain http behind ${target.origin}: the nodes' PUBLIC_URL is http://, and hosts refuse every document`;
+    } else if (DEFAULT_PUBLIC_URL.test(origin) && !target.loopback) {
+      message = `the answers name ${origin}: PUBLIC_URL is not set on the nodes (it defaults to http://localhost:PORT)`;
+    } else if (isLoopback(url.hostname) && !target.loopback) {
+      message = `the answers name ${origin}, the node's own address, not ${target.origin}: PUBLIC_URL names the node, not the address hosts use`;
+    } else {
+      message = `the answers name ${origin}, not ${target.origin}: the nodes' PUBLIC_URL is another address than the one hosts are given`;
+    }
+    return { check, status: 'fail', ms, message, fix: publicUrlFix(target) };
+  }
+  const refused = mcpAnswers.map(refusedHost).find((host) => host !== undefined);
+  if (refused !== undefined) {
+    const given = new URL(target.base);
+    const droppedPort = given.port && refused === given.hostname;
+    return {
+      check,
+      status: 'fail',
+      ms,
+      message: `/mcp refuses the requests: they reached the nodes with Host ${refused || '(none)'}, not ${given.host} (DNS-rebinding defence)`,
+      fix: `the proxy must pass the Host the client used: nginx "proxy_set_header Host $http_host;" as deploy/nginx/portico-proxy.conf has it${droppedPort ? ' ($host drops the port)' : ''}`,
+    };
+  }
+  return { check, status: 'pass', ms, message: `every URL the answers name is on ${target.origin}, and /mcp accepts the Host hosts send: nothing rewritten on the way` };
+}
