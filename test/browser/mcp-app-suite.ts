@@ -17,7 +17,7 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js'
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 import { startExtAppsHost, type ExtAppsHost } from './ext-apps-host.js';
 import type { OpenAppOptions } from './ext-apps-host/options.js';
-import { FIELDS, focusRings } from './form-contrast.js';
+import { contrastOf, FIELDS, focusRings } from './form-contrast.js';
 import { context, PALETTES } from './mcp-app-palettes.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -374,8 +374,8 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
         expect(calls).toEqual([]);
       });
 
-      it('finds a boundary colour even when the host’s border and secondary text match its background', async () => {
-        const washedOut = { ...PALETTES.light, '--color-border-primary': '#ffffff', '--color-text-secondary': '#fafafa', '--color-text-danger': '#fff0f0' };
+      it('finds a boundary colour, and raises the intro text and the focus ring, when the host’s colours match its background', async () => {
+        const washedOut = { ...PALETTES.light, '--color-border-primary': '#ffffff', '--color-text-secondary': '#fafafa', '--color-text-danger': '#fff0f0', '--color-ring-primary': '#fdfdfd' };
         const { app } = await openApp({ hostContext: context('en', 'light', washedOut) });
         await app.locator('#send').click();
         await expect.poll(() => text(app, '#alert')).not.toBe('');
@@ -385,6 +385,8 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
         });
         expect(colours.border).toBe('rgb(17, 24, 39)');
         expect(colours.invalid).not.toBe('rgb(255, 240, 240)');
+        const raised = await contrastOf(app.locator('#portico-form'));
+        expect([raised.intro >= 4.5, raised.button >= 4.5, raised.focus >= 3]).toEqual([true, true, true]);
       });
     }
 
