@@ -4,6 +4,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 
 // The widget's part of Turnstile: render() puts a box in the element and hands the page a token, as
 // Cloudflare's widget does once the visitor passes. The token is one the loopback siteverify knows:
@@ -108,4 +110,36 @@ export async function visitPage(browser: Browser, url: string, { browserLocale =
   const form = page.locator('portico-contact-form');
   await form.locator('#send').waitFor();
   return { context, page, form, problems, events };
+}
+
+/** The site, the loopback siteverify and SMTP servers it needs, and the settings of a Portico that serves it. */
+export interface EmbedWorld {
+  site: Site;
+  siteverify: TestSiteverify;
+  smtp: TestSmtpServer;
+  /** CONTACT_ALLOWED_ORIGINS naming the site, Turnstile checked by the loopback siteverify, mail to the SMTP server, no rate limits. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startEmbedWorld(): Promise<EmbedWorld> {
+  const [site, siteverify, smtp] = await Promise.all([startSite(), startSiteverify(), startSmtpServer()]);
+  return {
+    site,
+    siteverify,
+    smtp,
+    env: {
+      CONTACT_ALLOWED_ORIGINS: site.origin,
+      TURNSTILE_SECRET_KEY: siteverify.secret,
+      TURNSTILE_SITE_KEY: 'site-key',
+      TURNSTILE_VERIFY_URL: siteverify.url,
+      SMTP_URL: smtp.url,
+      RATE_LIMITS: 'off',
+    },
+    close: async () => {
+      await smtp.close();
+      await siteverify.close();
+      await site.close();
+    },
+  };
 }

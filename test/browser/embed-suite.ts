@@ -11,10 +11,10 @@ import { LOCALES } from '../../src/modules/common/locales.js';
 import { embedScript } from '../../src/modules/contact-form/embed-routes.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
-import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import type { TestSiteverify } from '../support/siteverify-server.js';
+import type { TestSmtpServer } from '../support/smtp-server.js';
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
-import { startSite, visitPage, type Site } from './embed-site.js';
+import { startEmbedWorld, visitPage, type EmbedWorld, type Site } from './embed-site.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -26,6 +26,7 @@ const REFUSED_IN = { everyday: ['ru'], locales: ['en', 'ca'] } as const;
 export function describeEmbed(part: EmbedSuitePart, file: string): void {
   sayWhenSkipped(file);
   describe.skipIf(!hasChromium)('<portico-contact-form> on a product site', () => {
+    let world: EmbedWorld;
     let site: Site;
     let siteverify: TestSiteverify;
     let smtp: TestSmtpServer;
@@ -37,17 +38,9 @@ export function describeEmbed(part: EmbedSuitePart, file: string): void {
     const contexts: BrowserContext[] = [];
 
     beforeAll(async () => {
-      site = await startSite();
-      siteverify = await startSiteverify();
-      smtp = await startSmtpServer();
-      const env = {
-        CONTACT_ALLOWED_ORIGINS: site.origin,
-        TURNSTILE_SECRET_KEY: siteverify.secret,
-        TURNSTILE_SITE_KEY: 'site-key',
-        TURNSTILE_VERIFY_URL: siteverify.url,
-        SMTP_URL: smtp.url,
-        RATE_LIMITS: 'off',
-      };
+      world = await startEmbedWorld();
+      ({ site, siteverify, smtp } = world);
+      const env = world.env;
       portico = await startApp(env, { port: await freePort() });
       limited = await startApp({ ...env, RATE_LIMITS: 'contact=1/h' }, { port: await freePort() });
       undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await idlePort()}` }, { port: await freePort() });
@@ -57,9 +50,7 @@ export function describeEmbed(part: EmbedSuitePart, file: string): void {
     afterAll(async () => {
       await browser?.close();
       for (const server of [portico, limited, undeliverable, stranger]) await server?.close();
-      await smtp?.close();
-      await siteverify?.close();
-      await site?.close();
+      await world?.close();
     });
     afterEach(async () => {
       for (const context of contexts.splice(0)) await context.close();

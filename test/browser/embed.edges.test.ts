@@ -4,17 +4,16 @@ import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, startApp, type TestApp } from '../support/app.js';
-import { startSiteverify, type TestSiteverify } from '../support/siteverify-server.js';
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import type { TestSmtpServer } from '../support/smtp-server.js';
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
-import { startSite, TURNSTILE_STAND_IN, visitPage, type Site } from './embed-site.js';
+import { startEmbedWorld, TURNSTILE_STAND_IN, visitPage, type EmbedWorld, type Site } from './embed-site.js';
 import { contrastOf, FIELDS, focusRings } from './form-contrast.js';
 
 sayWhenSkipped('test/browser/embed.edges.test.ts');
 
 describe.skipIf(!hasChromium)('<portico-contact-form> at its edges', () => {
+  let world: EmbedWorld;
   let site: Site;
-  let siteverify: TestSiteverify;
   let smtp: TestSmtpServer;
   let portico: TestApp;
   let withPolicy: TestApp;
@@ -22,17 +21,9 @@ describe.skipIf(!hasChromium)('<portico-contact-form> at its edges', () => {
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
-    site = await startSite();
-    siteverify = await startSiteverify();
-    smtp = await startSmtpServer();
-    const env = {
-      CONTACT_ALLOWED_ORIGINS: site.origin,
-      TURNSTILE_SECRET_KEY: siteverify.secret,
-      TURNSTILE_SITE_KEY: 'site-key',
-      TURNSTILE_VERIFY_URL: siteverify.url,
-      SMTP_URL: smtp.url,
-      RATE_LIMITS: 'off',
-    };
+    world = await startEmbedWorld();
+    ({ site, smtp } = world);
+    const env = world.env;
     portico = await startApp(env, { port: await freePort() });
     withPolicy = await startApp({ ...env, PRIVACY_POLICY_URL: 'https://www.portico.example/privacy' }, { port: await freePort() });
     browser = await launchChromium();
@@ -41,9 +32,7 @@ describe.skipIf(!hasChromium)('<portico-contact-form> at its edges', () => {
     await browser?.close();
     await portico?.close();
     await withPolicy?.close();
-    await smtp?.close();
-    await siteverify?.close();
-    await site?.close();
+    await world?.close();
   });
   afterEach(async () => {
     for (const context of contexts.splice(0)) await context.close();
