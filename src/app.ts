@@ -21,6 +21,7 @@ import { embedRoutes } from './modules/contact-form/embed-routes.js';
 import { homeRoutes } from './modules/discovery/home.js';
 import { healthRoutes } from './modules/health/routes.js';
 import type { RouteSpec } from './modules/common/route-spec.js';
+import { strictTransportSecurity } from './http/strict-transport.js';
 import { warnOnAliases } from './http/alias-warning.js';
 import { publicOrigin } from './modules/common/public-origin.js';
 import type { TrustProxy } from './config/config.js';
@@ -142,6 +143,8 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   const origin = publicOrigin(config.publicUrl);
   const aliasWarning = warnOnAliases(origin, deps.logger);
   if (aliasWarning) app.addHook('onRequest', aliasWarning);
+  // Only a node whose clients reach it over https can be told so; an http one pays nothing.
+  if (config.publicUrl.startsWith('https:')) app.addHook('onRequest', strictTransportSecurity);
   const methodsByPath = mountRoutes(app, routes, {
     origin,
     rateLimits: config.rateLimits,

@@ -150,7 +150,7 @@ describe.skipIf(!available)('portico doctor through nginx with TLS from a privat
           .every((line) => /^ok +\d+ ms /.test(line) || line.includes('  cors /api/contact  ')),
       ).toBe(true);
       expect(stdout).toMatch(/^ok +\d+ ms +https +certificate for 127\.0\.0\.1 from Portico Doctor Test CA, valid for 127\.0\.0\.1 until \d{4}-\d\d-\d\d \((59|60) days left\)$/m);
-      expect(stdout).toMatch(/^ok +\d+ ms +proxy +every URL the answers name is on https:\/\/127\.0\.0\.1:\d+, and \/mcp accepts the Host hosts send/m);
+      expect(stdout).toMatch(/^ok +\d+ ms +proxy +every URL the answers name is on https:\/\/127\.0\.0\.1:\d+, \/mcp accepts the Host hosts send, and the nodes know the requests came over https/m);
 
       const untrusted = await doctor(deployment.url, {});
       expect(untrusted.code).toBe(1);
@@ -203,11 +203,14 @@ describe.skipIf(!available)('portico doctor through nginx with TLS from a privat
     }
   }, 30_000);
 
-  it('passes when nginx does not forward the scheme: Portico takes it from PUBLIC_URL, so no answer a host reads changes', async () => {
+  it('fails when nginx does not forward the scheme, naming the header to set', async () => {
     const deployment = await deploy(dir, tls, { withoutDirective: '    proxy_set_header X-Forwarded-Proto $scheme;' });
     try {
       const { code, stdout } = await doctor(deployment.url);
-      expect(code, stdout).toBe(0);
+      expect(code, stdout).toBe(1);
+      expect(stdout).toMatch(
+        /^FAIL +\d+ ms +proxy +the nodes took these https requests for plain http: the answers carry no Strict-Transport-Security, which a node sends over https only\. Fix: the proxy must say the scheme and the nodes believe it: nginx "proxy_set_header X-Forwarded-Proto \$scheme;"/m,
+      );
     } finally {
       await deployment.close();
     }

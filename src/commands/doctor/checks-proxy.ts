@@ -1,6 +1,8 @@
 // Behind a proxy: the answers show whether something between the host and the nodes rewrote the scheme or
 // the host. Portico takes every URL it publishes from PUBLIC_URL, never from the request, so a published URL
-// on another origin is PUBLIC_URL's doing; a Host the nodes refuse is the proxy's.
+// on another origin is PUBLIC_URL's doing; a Host the nodes refuse is the proxy's; and an https answer
+// without Strict-Transport-Security, which a node sends over https only, means the nodes took the request
+// for plain http: the proxy did not say the scheme, or the nodes do not trust it.
 import { skipped, slowest, type Finding } from './finding.js';
 import { challengeParameters, jsonObject, type Observations } from './gather.js';
 import type { Answer } from './probe.js';
@@ -61,5 +63,21 @@ export function proxy(seen: Observations): Finding {
       fix: `the proxy must pass the Host the client used: nginx "proxy_set_header Host $http_host;" as deploy/nginx/portico-proxy.conf has it${droppedPort ? ' ($host drops the port)' : ''}`,
     };
   }
-  return { check, status: 'pass', ms, message: `every URL the answers name is on ${target.origin}, and /mcp accepts the Host hosts send: nothing rewritten on the way` };
+  const root = seen.resources?.root;
+  const https = target.base.startsWith('https:');
+  if (https && root?.status === 200 && root.headers['strict-transport-security'] === undefined) {
+    return {
+      check,
+      status: 'fail',
+      ms,
+      message: 'the nodes took these https requests for plain http: the answers carry no Strict-Transport-Security, which a node sends over https only',
+      fix: 'the proxy must say the scheme and the nodes believe it: nginx "proxy_set_header X-Forwarded-Proto $scheme;" as deploy/nginx/portico-proxy.conf has it, and TRUST_PROXY on every node (1 behind one proxy)',
+    };
+  }
+  return {
+    check,
+    status: 'pass',
+    ms,
+    message: `every URL the answers name is on ${target.origin}, /mcp accepts the Host hosts send, and the nodes know the requests came over ${https ? 'https' : 'http'}: nothing rewritten on the way`,
+  };
 }

@@ -38,7 +38,13 @@ const preflight = (url: string, origin = '*', methods = 'GET, OPTIONS') =>
 /** What a healthy deployment at `base` answers, the server's PUBLIC_URL being `published`. */
 function deployment(base = BASE, published = base): Observations {
   const root = {
-    ...answer(wellKnownUrl(base, 'oauth-protected-resource'), 200, resource(published, '', ['contact:write', 'mcp:invoke'])),
+    // A node sends HSTS over https only (src/http/strict-transport.ts).
+    ...answer(
+      wellKnownUrl(base, 'oauth-protected-resource'),
+      200,
+      resource(published, '', ['contact:write', 'mcp:invoke']),
+      base.startsWith('https:') ? { 'strict-transport-security': 'max-age=31536000' } : {},
+    ),
     certificate: { subject: 'api.example.com', issuer: 'R11', validTo: NOW + 60 * DAY },
   };
   const challenge = answer(
@@ -104,6 +110,15 @@ describe('the doctor checks', () => {
     const root = find(findings, 'resource /');
     expect(root.message).toContain('they differ by a trailing slash');
     expect(root.fix).toBe('give hosts https://example.com/api/mcp, without the trailing slash, as PUBLIC_URL names it');
+  });
+
+  it('name X-Forwarded-Proto and TRUST_PROXY when an https answer carries no Strict-Transport-Security', () => {
+    const seen = deployment();
+    seen.resources!.root.headers = {};
+    const proxy = find(checks(seen, NOW), 'proxy');
+    expect([proxy.status, proxy.message]).toEqual(['fail', 'the nodes took these https requests for plain http: the answers carry no Strict-Transport-Security, which a node sends over https only']);
+    expect(proxy.fix).toContain('proxy_set_header X-Forwarded-Proto $scheme;');
+    expect(proxy.fix).toContain('TRUST_PROXY');
   });
 
   it("name the proxy's Host header when /mcp refuses the Host the nodes received", () => {
