@@ -102,10 +102,12 @@ The file named above never changes (its name carries its digest): the <code>inte
 <thead><tr><th scope="col">Attribute</th><th scope="col">What it does</th></tr></thead>
 <tbody>
 ${rows([
-  ['locale', `The form's language: ${LOCALES.join(', ')}. Else the page's <code>lang</code>, else the browser's language, else English.`],
+  ['locale', `The form's language: ${LOCALES.join(', ')}. Else (missing, or another language) the page's <code>lang</code>, else the browser's language, else English.`],
   ['endpoint', 'The Portico to send to. Else the origin the script was loaded from.'],
   ['turnstile-sitekey', 'The Turnstile site key. Else the one this Portico uses (<code>/embed/config.json</code>).'],
+  ['privacy-policy', 'The privacy policy the consent links to. Else this Portico’s <code>PRIVACY_POLICY_URL</code> (<code>/embed/config.json</code>).'],
   ['theme', "<code>light</code> (the default), <code>dark</code>, or <code>auto</code> (the visitor's system setting)."],
+  ['timeout', 'Seconds to wait for an answer before telling the visitor none came (30 by default).'],
 ])}
 </tbody>
 </table>
@@ -115,15 +117,18 @@ ${rows([
 <tbody>
 ${rows([
   ['portico:sent', 'The inquiry was accepted. <code>{ pending }</code>: true when it is kept but not delivered yet (the team still gets it).'],
-  ['portico:error', "It was not. <code>{ status, error }</code>: the HTTP status (0 when no answer came) and the API's error code."],
+  [
+    'portico:error',
+    "It was not. <code>{ status, error }</code>: the HTTP status and the API's error code; with no answer, 0 and <code>network</code>, <code>timeout</code> or <code>turnstile_unavailable</code>.",
+  ],
 ])}
 </tbody>
 </table>
 <h2>Look</h2>
 <p>Set these custom properties on the element: <code>--portico-accent</code>, <code>--portico-accent-text</code>,
-<code>--portico-background</code>, <code>--portico-text</code>, <code>--portico-text-secondary</code>, <code>--portico-border</code>,
-<code>--portico-danger</code>, <code>--portico-success</code>, <code>--portico-focus</code>, <code>--portico-font</code>, <code>--portico-radius</code>.
-Borders and messages keep their contrast whatever colours you choose.</p>
+<code>--portico-background</code>, <code>--portico-background-secondary</code>, <code>--portico-text</code>, <code>--portico-text-secondary</code>, <code>--portico-border</code>,
+<code>--portico-danger</code>, <code>--portico-danger-background</code>, <code>--portico-success</code>, <code>--portico-success-background</code>, <code>--portico-focus</code>, <code>--portico-font</code>, <code>--portico-radius</code>.
+Set light colours for the light theme and dark ones under <code>[theme="dark"]</code>. Borders, the focus ring, text and messages keep their contrast whatever colours you choose.</p>
 <h2>Preview</h2>
 <p>A live form: what you send here reaches the team.</p>
 <label for="preview-locale">Language</label><select id="preview-locale">${LOCALES.map((l) => `<option value="${l}" lang="${l}">${escapeHtml(LANGUAGE_NAMES[l])}</option>`).join('')}</select>
