@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES, type Locale } from '../../src/modules/common/locales.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
+import { callContactService } from '../support/mcp-call.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 import { startExtAppsHost, type ExtAppsHost } from './ext-apps-host.js';
@@ -56,7 +56,7 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
       // A relay that refuses connections: the inquiry is kept and retried, the call answers delivery_failed.
       undeliverable = await startApp({ ...env, SMTP_URL: `smtp://127.0.0.1:${await idlePort()}` }, { port: await freePort() });
       limited = await startApp({ ...env, SMTP_URL: smtp.url, RATE_LIMITS: 'contact=1/h' }, { port: await freePort() });
-      validationRefusal = (await callTool(api, { ...GOOD, message: 'a\u000bb', privacy: true })) as Record<string, unknown>;
+      validationRefusal = (await callContactService(api.url, { ...GOOD, message: 'a\u000bb', privacy: true })) as Record<string, unknown>;
       browser = await launchChromium();
       await mkdir(SHOTS, { recursive: true });
     }, 60_000);
@@ -69,16 +69,6 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
     afterEach(async () => {
       for (const open of contexts.splice(0)) await open.close();
     });
-
-    async function callTool(server: TestApp, args: Record<string, unknown>) {
-      const client = new Client({ name: 'node', version: '1.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
-      try {
-        return await client.callTool({ name: 'contact_service', arguments: args });
-      } finally {
-        await client.close();
-      }
-    }
 
     interface Opened {
       page: Page;
@@ -234,7 +224,7 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
 
       it('says when to try again once the contact quota is spent (the tool’s 429)', async () => {
         // The quota of this address (the browser and the test share 127.0.0.1) is spent before the app calls.
-        await callTool(limited, { ...GOOD, privacy: true });
+        await callContactService(limited.url, { ...GOOD, privacy: true });
         const { app } = await openApp({ server: limited, hostContext: context(locale) });
         await fillForm(app, { ...GOOD, privacy: true });
         await app.locator('#send').click();
