@@ -43,7 +43,7 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
     let api: TestApp;
     let undeliverable: TestApp;
     let limited: TestApp;
-    /** The answer Portico's tool gives to a message with a vertical tab: refused by the SDK's input validation. */
+    /** The answer Portico's tool gives to a message with a vertical tab: refused by the tool's input schema (invalid_request, with the fields at fault). */
     let validationRefusal: Record<string, unknown>;
     const contexts: BrowserContext[] = [];
 
