@@ -1,8 +1,7 @@
 // The delivery settings (D15): the SMTP relay and how to reach it, DKIM, the webhook, retries.
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { isIP } from 'node:net';
-import { parseCount, parseSwitch, redactUrl, type Fail } from './values.js';
+import { isLoopback, parseCount, parseSwitch, redactUrl, type Fail } from './values.js';
 import { durationMs } from './durations.js';
 
 export interface SmtpSettings {
@@ -143,7 +142,7 @@ function parseOAuth2(read: Read, fail: Fail, user: string): SmtpSettings['oauth2
   } catch {
     /* reported below */
   }
-  if (!parsed || (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback(parsed.hostname.replace(/^\[(.*)\]$/, '$1'))))) {
+  if (!parsed || (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopback(parsed.hostname)))) {
     fail('SMTP_OAUTH2_TOKEN_URL', 'must be an https:// URL (http:// only on loopback)', tokenUrl);
   }
   return { clientId: clientId!, clientSecret: clientSecret!, refreshToken: refreshToken!, tokenUrl: tokenUrl! };
@@ -214,11 +213,4 @@ function parseDuration(name: string, raw: string, bounds: { minMs: number; maxMs
   if (ms === undefined) return fail(name, 'must be a duration such as 30m, 24h or 7d', raw);
   if (ms < bounds.minMs || ms > bounds.maxMs) fail(name, `must be at most ${bounds.maxMs / DAY_MS} days`, raw);
   return ms;
-}
-
-/** Whether a host name or bare address is loopback: localhost and its subdomains, 127.0.0.0/8 or ::1. */
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
 }

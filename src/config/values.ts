@@ -1,4 +1,5 @@
 // Value parsers every settings module shares, so one kind of setting reads and fails the same way.
+import { isIP } from 'node:net';
 
 export type Fail = (name: string, problem: string, value?: string) => never;
 
@@ -51,4 +52,12 @@ export function parseBaseUrl(name: string, raw: string, fail: Fail): string {
   const url = parseUrlWithScheme(name, raw, ['http:', 'https:'], fail);
   if (url.search || url.hash || url.username || url.password) fail(name, 'must not carry credentials, a query or a fragment', redactUrl(raw));
   return url.href.replace(/\/+$/, '');
+}
+
+/** Whether a host name or address (bracketed or not) is loopback: localhost and its subdomains, 127.0.0.0/8 or ::1. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
 }

@@ -8,7 +8,7 @@ import { challengeParameters, jsonObject, type Observations } from './gather.js'
 import type { Answer } from './probe.js';
 import { refusedHost } from './checks-mcp.js';
 import { publicUrlFix } from './checks-metadata.js';
-import { isLoopback } from './urls.js';
+import { isLoopback } from '../../config/values.js';
 
 const DEFAULT_PUBLIC_URL = /^http:\/\/localhost:\d+$/;
 

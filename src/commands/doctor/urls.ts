@@ -1,6 +1,6 @@
 // The URLs `portico doctor` compares and derives: the address as the user gives it, the well-known
 // locations a host derives from it, and how two URLs differ when a host would refuse one for the other.
-import { isIP } from 'node:net';
+import { isLoopback } from '../../config/values.js';
 import { CliError } from '../output.js';
 
 export interface Target {
@@ -28,14 +28,6 @@ export function parseTarget(raw: string): Target {
   // What a user types into a host is the MCP endpoint; doctor wants the address it hangs from.
   if (base.endsWith('/mcp')) throw new CliError(`doctor: give the deployment's address as PUBLIC_URL names it, not its MCP endpoint: portico doctor ${base.slice(0, -'/mcp'.length)}`);
   return { given: url.href, base, origin: url.origin, https: url.protocol === 'https:', loopback: isLoopback(url.hostname) };
-}
-
-/** localhost, 127.0.0.0/8 and ::1: the only hosts where MCP hosts accept plain http. */
-export function isLoopback(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
 }
 
 /**
