@@ -52,9 +52,6 @@ function turnstileApi() {
   }
   return turnstileLoading;
 }
-function known(tag) {
-  return typeof tag === 'string' && C.locales.indexOf(tag.trim().toLowerCase().split(/[-_]/)[0]) >= 0 ? tag : null;
-}
 function newKey() {
   if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
   return Array.prototype.map.call(crypto.getRandomValues(new Uint8Array(16)), function (b) { return (b + 256).toString(16).slice(1); }).join('');
@@ -98,7 +95,7 @@ class PorticoContactForm extends HTMLElement {
       /* The attribute when it names one of the six, else the nearest lang (the page's). */
       locale: function () {
         var around = self.closest('[lang]');
-        return known(self.getAttribute('locale')) || known(around && around.getAttribute('lang')) || null;
+        return [self.getAttribute('locale'), around && around.getAttribute('lang')];
       },
       beforeSend: holder,
       privacyPolicy: function () { return self.getAttribute('privacy-policy') || self.privacyPolicyUrl || null; },

@@ -48,7 +48,8 @@ export function formConfig(): FormConfig {
 /**
  * The program: `porticoContactForm(container, config, shell)` builds the form in `container` and returns
  * its controls. The shell gives:
- * - `locale()`: the language its surroundings ask for (a BCP 47 tag, or null);
+ * - `locale()`: the language its surroundings ask for (a BCP 47 tag, or null), or the tags it asks for in
+ *   order, of which the first the form speaks wins;
  * - `send(values)`: a promise of one outcome, `{ ok: true }`, `{ pending: true }` (kept, not delivered
  *   yet: not to be sent again), `{ errors: { field: { key } } }`, or `{ status: { key, ...values } }`;
  * - `rendered(language, words)`, optional: told after each render;
@@ -120,7 +121,12 @@ function browserLocale() {
   for (var i = 0; i < tags.length; i++) { var found = supported(tags[i]); if (found) return found; }
   return null;
 }
-function language() { return supported(shell.locale()) || state.inputLocale || browserLocale() || C.fallback; }
+function shellLocale() {
+  var tags = [].concat(shell.locale());
+  for (var i = 0; i < tags.length; i++) { var found = supported(tags[i]); if (found) return found; }
+  return null;
+}
+function language() { return shellLocale() || state.inputLocale || browserLocale() || C.fallback; }
 function count(text) { return Array.from(text).length; }
 function fill(text, values) { return text.replace(/\{(\w+)\}/g, function (all, key) { return String(values[key]); }); }
 
