@@ -6,7 +6,7 @@ import { parseCimd, type CimdSettings } from './cimd.js';
 import { parseDelivery, type DeliverySettings } from './mail.js';
 import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './retention.js';
 import { parseScreening, type ScreeningSettings } from './screening.js';
-import { oneOf, parseBaseUrl, parseCount, parsePort, parseUrlWithScheme, redactUrl, type Fail } from './values.js';
+import { oneOf, originOf, parseBaseUrl, parseCount, parsePort, parseUrlWithScheme, redactUrl, type Fail } from './values.js';
 import { parseRateLimits, type RateLimits } from './rate-limits.js';
 
 export const APP_ENVS = ['development', 'sandbox', 'production'] as const;
@@ -235,16 +235,7 @@ function parseOrigins(name: string, raw: string | undefined, fallback: string, f
   if (raw === undefined) return [fallback];
   return raw.split(',').map((item) => {
     const value = item.trim();
-    let url: URL | undefined;
-    try {
-      url = new URL(value);
-    } catch {
-      /* reported below */
-    }
-    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== value.replace(/\/$/, '')) {
-      fail(name, 'must be a comma-separated list of origins such as https://www.example.com', value);
-    }
-    return url.origin;
+    return originOf(value) ?? fail(name, 'must be a comma-separated list of origins such as https://www.example.com', value);
   });
 }
 

@@ -61,3 +61,9 @@ export function isLoopback(hostname: string): boolean {
   if (isIP(host) === 4) return host.startsWith('127.');
   return host === '::1';
 }
+
+/** `raw` as an origin (http or https scheme, host and port, nothing more), or undefined when it is not one. */
+export function originOf(raw: string): string | undefined {
+  const url = URL.canParse(raw) ? new URL(raw) : undefined;
+  return url && ['http:', 'https:'].includes(url.protocol) && url.origin === raw.replace(/\/$/, '') ? url.origin : undefined;
+}

@@ -1,4 +1,5 @@
 // `portico doctor [URL]`: a running deployment looked at from the outside, as an MCP host looks at it.
+import { originOf } from '../../config/values.js';
 import { systemClock, type Clock } from '../../ports/clock.js';
 import { CliError, type Output } from '../output.js';
 import { checks } from './checks.js';
@@ -46,9 +47,7 @@ function budget(raw: string | undefined): number {
 
 /** An origin as CONTACT_ALLOWED_ORIGINS takes it: scheme, host and port, nothing more. */
 function parseOrigin(raw: string): string {
-  const url = URL.canParse(raw) ? new URL(raw) : undefined;
-  if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== raw.replace(/\/$/, '')) {
-    throw new CliError(`doctor: --origin must be an origin such as https://www.example.com (got "${raw}")`);
-  }
-  return url.origin;
+  const origin = originOf(raw);
+  if (origin === undefined) throw new CliError(`doctor: --origin must be an origin such as https://www.example.com (got "${raw}")`);
+  return origin;
 }
