@@ -9,8 +9,8 @@ import { FORM_SCRIPT, FORM_STYLE, formConfig } from './form-core.js';
 export const TURNSTILE_SCRIPT_URL = 'https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit';
 
 /**
- * How long the element waits for Portico's answer. Portico answers every inquiry within about 25 s (at
- * most 10 s waiting for a place under load, 14 s for its delivery); past 30 s the answer is lost.
+ * How long the element waits for Portico's answer. Portico answers every inquiry within about 15 s (at
+ * most 1 s waiting for a place under load, 14 s for its delivery); past 30 s the answer is lost.
  */
 export const TIMEOUT_SECONDS = 30;
 

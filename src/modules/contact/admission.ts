@@ -16,10 +16,11 @@ export interface AdmissionLimits {
  * pool and the database busy without the node's memory growing with the load. One waiting holds only its
  * parsed request: a line of 1,024 lets a burst through at the pace the node can deliver, where refusing
  * every newcomer at once would answer a client that retries without waiting thousands of times a second,
- * and starve the inquiries in flight of the CPU (docs/design.md, "Overload"). 10 s of waiting leaves
- * the slowest delivery its time within the 30 s a request may take.
+ * and starve the inquiries in flight of the CPU (docs/design.md, "Overload"). A second is the most one
+ * waits: more work than the node does in a second is not a burst of a site's leads but a flood, which a
+ * longer wait would only answer later, and whoever is refused has waited that second before retrying.
  */
-export const ADMISSION_LIMITS: AdmissionLimits = { inFlight: 64, waiting: 1_024, waitMs: 10_000 };
+export const ADMISSION_LIMITS: AdmissionLimits = { inFlight: 64, waiting: 1_024, waitMs: 1_000 };
 /** What a refused sender is told to wait. */
 const RETRY_AFTER_SECONDS = '2';
 
