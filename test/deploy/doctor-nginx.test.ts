@@ -19,10 +19,17 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const available = hasNginx && existsSync(OPENSSL);
 if (!available) console.warn(`SKIPPED test/deploy/doctor-nginx.test.ts: ${NGINX} or ${OPENSSL} is missing. Install Debian's nginx-light and openssl (as .ci/run does).`);
 
-/** A CA of the test's own and a certificate it signed for 127.0.0.1, valid 60 days. */
-function privateCa(dir: string): { ca: string; cert: string; key: string } {
+interface PrivateCa {
+  /** The CA's certificate, for NODE_EXTRA_CA_CERTS. */
+  ca: string;
+  /** A certificate it signs for 127.0.0.1, valid `days` from now, and its key. */
+  issue(days: number): { cert: string; key: string };
+}
+
+/** A CA of the test's own, which signs certificates for 127.0.0.1. */
+function privateCa(dir: string): PrivateCa {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  const [ca, caKey, cert, key, csr, ext] = ['ca.pem', 'ca.key', 'cert.pem', 'key.pem', 'cert.csr', 'cert.ext'].map((name) => join(dir, name)) as [string, string, string, string, string, string];
+  const [ca, caKey, ext] = ['ca.pem', 'ca.key', 'cert.ext'].map((name) => join(dir, name)) as [string, string, string];
   const openssl = (...args: string[]) => execFileSync(OPENSSL, args, { stdio: 'ignore' });
   openssl(
     'req',
@@ -41,10 +48,16 @@ function privateCa(dir: string): { ca: string; cert: string; key: string } {
     '-out',
     ca,
   );
-  openssl('req', ...ec, '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', csr);
   execFileSync('sh', ['-c', `printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth\\n' > ${ext}`]);
-  openssl('x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-days', '60', '-extfile', ext, '-out', cert);
-  return { ca, cert, key };
+  return {
+    ca,
+    issue(days) {
+      const [cert, key, csr] = ['cert.pem', 'key.pem', 'cert.csr'].map((name) => join(dir, `${days}d-${name}`)) as [string, string, string];
+      openssl('req', ...ec, '-subj', '/CN=127.0.0.1', '-keyout', key, '-out', csr);
+      openssl('x509', '-req', '-in', csr, '-CA', ca, '-CAkey', caKey, '-CAcreateserial', '-days', String(days), '-extfile', ext, '-out', cert);
+      return { cert, key };
+    },
+  };
 }
 
 /** docs/deploy.md's server block (the first ```nginx block under "## nginx"). */
@@ -128,11 +141,13 @@ async function listening(port: number): Promise<boolean> {
 
 describe.skipIf(!available)('portico doctor through nginx with TLS from a private CA', () => {
   let dir: string;
-  let tls: ReturnType<typeof privateCa>;
+  let authority: PrivateCa;
+  let tls: { ca: string; cert: string; key: string };
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'portico-doctor-nginx-'));
     await chmod(dir, 0o755);
-    tls = privateCa(dir);
+    authority = privateCa(dir);
+    tls = { ca: authority.ca, ...authority.issue(60) };
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -183,6 +198,19 @@ describe.skipIf(!available)('portico doctor through nginx with TLS from a privat
       expect(code, stdout).toBe(1);
       expect(stdout).toMatch(
         /^FAIL +\d+ ms +proxy +the answers name http:\/\/127\.0\.0\.1:\d+, plain http behind https:\/\/127\.0\.0\.1:\d+: the nodes' PUBLIC_URL is http:\/\/, and hosts refuse every document\. Fix: set PUBLIC_URL=https:\/\/127\.0\.0\.1:\d+ on every node/m,
+      );
+    } finally {
+      await deployment.close();
+    }
+  }, 30_000);
+
+  it('warns, and still passes, when the certificate ends within 14 days, naming the renewal', async () => {
+    const deployment = await deploy(dir, authority.issue(10));
+    try {
+      const { code, stdout } = await doctor(deployment.url);
+      expect(code, stdout).toBe(0);
+      expect(stdout).toMatch(
+        /^warn +\d+ ms +https +certificate for 127\.0\.0\.1 from Portico Doctor Test CA, valid for 127\.0\.0\.1 until \d{4}-\d\d-\d\d: expires in (9|10) days\. Fix: renew it now \(certbot renew, or your provider\) and reload the proxy$/m,
       );
     } finally {
       await deployment.close();
