@@ -1,7 +1,8 @@
 // `portico doctor` through Debian's nginx with docs/deploy.md's server block and deploy/nginx/portico-proxy.conf,
 // TLS from a private CA of the test's own (trusted through NODE_EXTRA_CA_CERTS, as an operator would for an
-// internal deployment): the documented configuration passes; a PUBLIC_URL for another host, an http
-// PUBLIC_URL behind https, and a proxy that does not pass the Host each fail, naming what to change.
+// internal deployment): the documented configuration passes; a certificate near its end is a warning; a
+// PUBLIC_URL for another host, an http PUBLIC_URL behind https, and a proxy that does not pass the Host or
+// the scheme each fail, naming what to change.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
