@@ -55,10 +55,12 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNR
 
 /**
  * A prober whose every request must end within `budgetMs`, timed by `elapsed` (a monotonic clock in
- * milliseconds). Connections are kept alive between requests, as a host's HTTP client keeps them.
+ * milliseconds). Connections are kept alive between requests, as a host's HTTP client keeps them, and
+ * each request of a round gets a connection of its own: one queued behind a connection that never
+ * answers would run out its budget unsent, and be told as a connection never made.
  */
 export function prober(budgetMs: number, elapsed: () => number = () => performance.now()): Prober {
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: 4 }), https: new HttpsAgent({ keepAlive: true, maxSockets: 4 }) };
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
   return {
     send: (request) => send(request, budgetMs, elapsed, agents),
     close() {
