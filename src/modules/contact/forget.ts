@@ -2,7 +2,8 @@
 // retention, `inquiries purge` and `inquiries erase`. A batch at a time, so that memory and each write
 // stay bounded however many match; after each batch, a pause (by default as long as the batch took, so
 // that a long purge takes half of the database's and the file system's time at most, and the requests
-// served beside it, in this process or another, keep the other half).
+// served beside it, in this process or another, keep the other half). On SQLite the store also leaves
+// the write lock free after each of its commits (../../adapters/sqlite/inquiry-store.ts).
 import { setTimeout as pause } from 'node:timers/promises';
 import type { InquiryFilter, InquiryStore } from '../../ports/inquiry-store.js';
 
