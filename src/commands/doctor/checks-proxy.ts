@@ -11,6 +11,7 @@ import { publicUrlFix } from './checks-metadata.js';
 import { isLoopback } from '../../config/values.js';
 
 const DEFAULT_PUBLIC_URL = /^http:\/\/localhost:\d+$/;
+const AND = new Intl.ListFormat('en', { type: 'conjunction' });
 
 /** Every absolute URL the deployment published in the answers read: the resources, the issuer, the endpoints, the challenge's. */
 function publishedUrls(seen: Observations): string[] {
@@ -80,6 +81,5 @@ export function proxy(seen: Observations): Finding {
   if (published.length) shown.push(`every URL the answers name is on ${target.origin}`);
   if (mcpAnswers.length) shown.push('/mcp accepts the Host hosts send');
   if (root?.status === 200) shown.push(`the nodes know the requests came over ${https ? 'https' : 'http'}`);
-  const said = shown.length > 1 ? `${shown.slice(0, -1).join(', ')}, and ${shown.at(-1)}` : shown[0];
-  return { check, status: 'pass', ms, message: `${said}: nothing rewritten on the way` };
+  return { check, status: 'pass', ms, message: `${AND.format(shown)}: nothing rewritten on the way` };
 }

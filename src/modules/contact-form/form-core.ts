@@ -116,17 +116,13 @@ function supported(tag) {
   var primary = tag.trim().toLowerCase().split(/[-_]/)[0];
   return C.locales.indexOf(primary) >= 0 ? primary : null;
 }
-function browserLocale() {
-  var tags = navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language];
+/* The first of the tags, in order, that names a language the form speaks. */
+function firstSupported(tags) {
   for (var i = 0; i < tags.length; i++) { var found = supported(tags[i]); if (found) return found; }
   return null;
 }
-function shellLocale() {
-  var tags = [].concat(shell.locale());
-  for (var i = 0; i < tags.length; i++) { var found = supported(tags[i]); if (found) return found; }
-  return null;
-}
-function language() { return shellLocale() || state.inputLocale || browserLocale() || C.fallback; }
+function browserLocale() { return firstSupported(navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]); }
+function language() { return firstSupported([].concat(shell.locale())) || state.inputLocale || browserLocale() || C.fallback; }
 function count(text) { return Array.from(text).length; }
 function fill(text, values) { return text.replace(/\{(\w+)\}/g, function (all, key) { return String(values[key]); }); }
 
