@@ -1,7 +1,7 @@
 # Portico's container image. Build: docker build -t portico .   Run: see docs/deploy.md.
 # The base images are arguments so that a build can use a mirror or a pinned digest.
-ARG NODE_IMAGE=node:20-bookworm
-ARG NODE_SLIM_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm
+ARG NODE_SLIM_IMAGE=node:24-bookworm-slim
 
 # Compile TypeScript and precompress the /docs assets (npm run build), with the dev packages.
 FROM ${NODE_IMAGE} AS build

@@ -4,8 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // Minutes of real time each: `npm run test:long` and `npm run test:container` (their own configs).
-    exclude: ['test/long/**', 'test/container/**', '**/node_modules/**'],
+    // Minutes of real time each: `npm run test:long`, `npm run test:container` and `npm run test:upgrade` (their own configs).
+    exclude: ['test/long/**', 'test/container/**', 'test/upgrade/**', '**/node_modules/**'],
     setupFiles: ['test/support/setup.ts'],
     // Vitest runs cores - 1 files at once: one, on a two-core machine, while most suites wait on sockets
     // and timers (deadlines of 5-14 s against misbehaving servers). Two keep both cores busy.

@@ -1,5 +1,6 @@
-// `npm run bench:compare -- REF --only word,word [--rounds N]`: this checkout against another revision of
-// Portico, each built from its own tree, driven alternately by wrk on the same scenarios in one run.
+// `npm run bench:compare -- REF --only word,word [--rounds N] [--postgres]`: this checkout against another
+// revision of Portico, each built from its own tree, driven alternately by wrk on the same scenarios in one
+// run; on SQLite, or with --postgres on PostgreSQL + Redis (a database and a key prefix for each side).
 // What a special case buys (docs/performance.md, "Special cases") is read here: commit the code with
 // the piece switched off on a branch, and compare the two.
 import { execFile } from 'node:child_process';
@@ -7,6 +8,7 @@ import { mkdtemp, rm, symlink } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { distributedStores, type DistributedStores } from './distributed.js';
 import { median } from './pairs.js';
 import { credentials, scenarios, type Scenario } from './scenarios.js';
 import { cpuMs, exhaustContactLimit, memory, startPortico, startSmtpSink, type Portico, type Running } from './servers.js';
@@ -21,10 +23,10 @@ const SECONDS = 2;
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { only: { type: 'string' }, rounds: { type: 'string', default: '5' }, 'log-level': { type: 'string', default: 'info' } },
+  options: { only: { type: 'string' }, rounds: { type: 'string', default: '5' }, 'log-level': { type: 'string', default: 'info' }, postgres: { type: 'boolean', default: false } },
 });
 const [ref] = positionals;
-if (!ref || !args.only) throw new Error('usage: npm run bench:compare -- REF --only word,word [--rounds N]');
+if (!ref || !args.only) throw new Error('usage: npm run bench:compare -- REF --only word,word [--rounds N] [--postgres]');
 const ROUNDS = Number(args.rounds);
 
 interface Side {
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
   ensureWrk();
   const dir = await mkdtemp(join(tmpdir(), 'portico-compare-'));
   const running: Running[] = [];
+  const sideStores: DistributedStores[] = [];
   let tree: string | undefined;
   try {
     tree = await buildRevision(dir);
@@ -54,8 +57,15 @@ async function main(): Promise<void> {
     running.push(sink);
     const start = async (label: string, root: string): Promise<Side> => {
       const common = { smtpUrl: sink.url, dir, cpus: SERVER_CPUS, logLevel: args['log-level'], root };
-      const main = await startPortico({ ...common, name: `${label}-main` });
-      const limited = await startPortico({ ...common, name: `${label}-limited`, env: { RATE_LIMITS: 'default' } });
+      let env: Record<string, string> = {};
+      if (args.postgres) {
+        const stores = await distributedStores();
+        if (typeof stores === 'string') throw new Error(`--postgres: ${stores}`);
+        sideStores.push(stores);
+        env = stores.env;
+      }
+      const main = await startPortico({ ...common, name: `${label}-main`, env });
+      const limited = await startPortico({ ...common, name: `${label}-limited`, env: { ...env, RATE_LIMITS: 'default' } });
       running.push(main, limited);
       return { label, main, limited, scenarios: scenarios(await credentials(main.url)) };
     };
@@ -102,7 +112,7 @@ async function main(): Promise<void> {
     const peaks = await Promise.all(sides.map(async (side) => (await memory(side.main.pid)).peakMb.toFixed(0)));
     process.stdout.write(
       [
-        `\n${ROUNDS} alternating rounds of ${SECONDS} s at ${CONNECTIONS} connections; servers on CPU ${SERVER_CPUS}, wrk on ${CLIENT_CPUS}; LOG_LEVEL=${args['log-level']}\n`,
+        `\n${ROUNDS} alternating rounds of ${SECONDS} s at ${CONNECTIONS} connections; servers on CPU ${SERVER_CPUS}, wrk on ${CLIENT_CPUS}; LOG_LEVEL=${args['log-level']}; ${args.postgres ? 'PostgreSQL + Redis' : 'SQLite'}\n`,
         `| scenario | ${ref} req/s | HEAD req/s | HEAD ÷ ${ref} | CPU ms/req ${ref} / HEAD | p99 ms ${ref} / HEAD |`,
         '|---|---|---|---|---|---|',
         ...rows,
@@ -111,6 +121,7 @@ async function main(): Promise<void> {
     );
   } finally {
     for (const server of running.reverse()) await server.close();
+    for (const stores of sideStores) await stores.close();
     if (tree) await run('git', ['-C', ROOT, 'worktree', 'remove', '--force', tree]);
     await rm(dir, { recursive: true, force: true });
   }

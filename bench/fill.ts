@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { sql } from 'kysely';
 import { copyPath } from '../src/adapters/mail/outbox-mailer.js';
 import { openDatabase, type Db } from '../src/adapters/sql/database.js';
-import { migrateToLatest } from '../src/adapters/sql/migrations.js';
+import { migrateToLatest } from '../src/adapters/sql/migration-runner.js';
 import type { Database } from '../src/config/config.js';
 import { cryptoRandom, uuidV7 } from '../src/ports/random.js';
 
@@ -27,14 +27,15 @@ export interface Fill {
 
 /** Fills the database: sent inquiries (a twentieth of them spam) over the last 360 days, tokens valid for 30 more. */
 export async function fill(database: Database, what: Fill, now = Date.now()): Promise<void> {
-  const db = openDatabase(database);
+  const engine = openDatabase(database);
+  const { db } = engine;
   try {
-    await migrateToLatest(db);
+    await migrateToLatest(engine);
     await fillInquiries(db, what.inquiries, now, what.outboxDir);
     await fillTokens(db, what.tokens, now);
     if (database.engine === 'postgres') await sql`analyze`.execute(db);
   } finally {
-    await db.destroy();
+    await engine.destroy();
   }
 }
 

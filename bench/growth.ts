@@ -184,11 +184,11 @@ export async function measureGrowth(ctx: GrowthContext, engine: string, database
 }
 
 async function withDatabase<T>(database: Database, run: (db: Db) => Promise<T>): Promise<T> {
-  const db = openDatabase(database);
+  const engine = openDatabase(database);
   try {
-    return await run(db);
+    return await run(engine.db);
   } finally {
-    await db.destroy();
+    await engine.destroy();
   }
 }
 

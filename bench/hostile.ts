@@ -2,8 +2,9 @@
 // `npm run bench -- --only hostile` alone, and after the ratios in a full run. test/long/hostile-load.test.ts
 // holds the same bars as tests.
 import { MAX_CONNECTIONS_PER_ADDRESS } from '../src/http/connection-limits.js';
-import { checkHealthUntil, holdConnections, inquiryOverload, peakRssUntil, pipelinedFlood, type Target } from '../test/support/floods.js';
+import { checkHealthUntil, holdConnections, inquiryOverload, peakRssUntil, pipelinedFlood, warmUp, type Target } from '../test/support/floods.js';
 import { residentMb } from '../test/support/process-stats.js';
+import { RUNTIME_ALLOWANCE_MB } from '../test/support/process-stats.js';
 import { startPortico, type Running } from './servers.js';
 
 export interface HostileContext {
@@ -64,6 +65,7 @@ export async function hostile(ctx: HostileContext): Promise<HostileRow[]> {
   process.stderr.write(`hostile: 1,000 connections of valid inquiries from 40 addresses, ${seconds} s\n`);
   {
     const { node, target } = await fresh();
+    await warmUp(target);
     const overload = inquiryOverload(target, { connections: 1_000, addresses: 40, seconds });
     const [peak, result] = await Promise.all([peakRssUntil(target.pid, overload), overload]);
     const healthy =
@@ -74,7 +76,8 @@ export async function hostile(ctx: HostileContext): Promise<HostileRow[]> {
     const outcomes = Object.entries(result.outcomes)
       .map(([outcome, count]) => `${count} ${outcome}`)
       .join(', ');
-    rows.push({ flood: '1,000 connections of inquiries', figure: `peak ${peak.toFixed(0)} MB`, bar: '< 200 MB', met: peak < 200 });
+    const barMb = 200 + RUNTIME_ALLOWANCE_MB;
+    rows.push({ flood: '1,000 connections of inquiries', figure: `peak ${peak.toFixed(0)} MB`, bar: `< ${barMb} MB`, met: peak < barMb });
     rows.push({ flood: '  answered', figure: `p99 ${result.p99Ms.toFixed(0)} ms (${outcomes})`, bar: 'p99 < 2 s', met: result.p99Ms < 2_000 });
     rows.push({ flood: '  right after', figure: healthy ? '/healthz 200' : '/healthz did not answer 200', bar: 'healthy', met: healthy });
   }

@@ -11,7 +11,7 @@ const IN_FLIGHT = 50;
 const settings = { appEnv: 'production' as const, mailFrom: { name: 'Portico', address: 'web@portico.example' }, mailTo: { name: 'Team', address: 'team@portico.example' } };
 
 const { smtp, dkim } = loadConfig({ SMTP_URL: smtpUrl }).delivery;
-const mailer = smtpMailer({ smtp: smtp!, dkim, log: { debug() {}, warn() {}, isLevelEnabled: () => false } });
+const mailer = smtpMailer({ smtp: smtp!, dkim, log: { debug() {}, warn() {} } });
 let sent = 0;
 let failed = 0;
 const message = (n: number) =>

@@ -15,6 +15,7 @@ import { credentials, scenarios, type Scenario } from './scenarios.js';
 import { compareScaleOut, printScaleOut } from './scale-out.js';
 import { cpuMs, exhaustContactLimit, memory, recordAnswer, startBare, startPortico, startSmtpSink, type Running } from './servers.js';
 import { ensureWrk, wrk, type Load } from './wrk.js';
+import { RUNTIME_ALLOWANCE_MB } from '../test/support/process-stats.js';
 
 const { values: args } = parseArgs({
   // Portico logs at info by default, to a file, as operators run it.
@@ -31,7 +32,8 @@ const WARMUP_SECONDS = QUICK ? 0 : 1;
 // The servers share core 0; wrk and the SMTP sink run on the other cores.
 const SERVER_CPUS = '0';
 const CLIENT_CPUS = cpus().length > 1 ? `1-${cpus().length - 1}` : '0';
-const MEMORY_LIMIT_MB = 160;
+// DESIGN.md's 160 MB, set on Node 20, and what the runtime itself adds on a later one (docs/design.md, "Running").
+const MEMORY_LIMIT_MB = 160 + RUNTIME_ALLOWANCE_MB;
 const START_LIMIT_MS = 1500;
 
 interface Row {

@@ -25,6 +25,7 @@ import { strictTransportSecurity } from './http/strict-transport.js';
 import { warnOnAliases } from './http/alias-warning.js';
 import { publicOrigin } from './modules/common/public-origin.js';
 import type { TrustProxy } from './config/config.js';
+import { Shutdown } from './http/shutdown.js';
 
 /**
  * Slowloris and stalled clients: a whole request may take 30 s (the slowest path waits on siteverify
@@ -54,17 +55,18 @@ export const HTTP_TIMEOUTS = {
  * The Fastify instance with every route table, the rate limits, the error body and the access lines; it
  * never listens. Its close() waits for every handler, even one whose client went away.
  */
-export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP_TIMEOUTS, shutdown = new Shutdown()): Promise<FastifyInstance> {
   const { config } = deps;
   const trust = trustProxy(config.trustProxy);
   // Fastify itself gets no logger: the access line is written beside it (request-log.ts). With logging
   // off, no request id is made either.
-  const access = deps.logger.level === 'silent' ? undefined : accessLog(deps.logger, deps.logDestination, trust, deps.random.bytes(4).toString('hex'));
+  const access = deps.logger.level === 'silent' ? undefined : accessLog(deps.logger, deps.logDestination, trust, deps.random.bytes(4).toString('hex'), deps.clock);
   const app = Fastify({
     ...(access && { logController: access.controller, childLoggerFactory: access.childLogger, genReqId: access.requestId }),
     trustProxy: trust,
     bodyLimit: 1024 * 1024,
-    return503OnClosing: true,
+    // A request that reaches a closing node gets Portico's own answer (shutdown.ts), not Fastify's.
+    return503OnClosing: false,
     requestTimeout: timeouts.requestMs,
     connectionTimeout: timeouts.idleMs,
     keepAliveTimeout: timeouts.keepAliveMs,
@@ -82,12 +84,13 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   });
   access?.attach(app.server);
   app.server.on('checkExpectation', answerUnmetExpectation);
-  const closed = connectionsClosedLog(deps);
+  // A trusted proxy's connections carry many clients: its own limit per client (docs/deploy.md) stands in.
+  const uncapped = trustsPeer(trust);
+  const closed = connectionsClosedLog(deps, uncapped);
   guardConnections(app.server, {
     maxConnections: config.maxConnections,
     maxPerAddress: config.maxConnectionsPerAddress,
-    // A trusted proxy's connections carry many clients: its own limit per client (docs/deploy.md) stands in.
-    uncapped: trustsPeer(trust),
+    uncapped,
     closed,
     clock: deps.clock,
   });
@@ -116,7 +119,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   let protectedList: ReturnType<typeof protectedResources> | undefined;
   const resources = () => (protectedList ??= protectedResources(routes, config.publicUrl));
   routes.push(
-    ...healthRoutes({ probes: { database: () => deps.inquiries.ping() } }),
+    ...healthRoutes({ probes: { database: () => deps.engine.writable() }, shuttingDown: () => shutdown.phase !== 'serving' }),
     ...contactRoutes(contactDeps(deps)),
     ...mcpRoutes(contactDeps(deps), { publicUrl: config.publicUrl, allowedOrigins: config.mcpAllowedOrigins, privacyPolicyUrl: config.privacyPolicyUrl }),
     ...oauthRoutes({
@@ -140,6 +143,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
     ...embedRoutes({ publicUrl: config.publicUrl, turnstileSiteKey: config.turnstile?.siteKey, privacyPolicyUrl: config.privacyPolicyUrl }),
   );
   const inFlight = new InFlight();
+  app.addHook('onRequest', shutdown.onRequest);
   const origin = publicOrigin(config.publicUrl);
   const aliasWarning = warnOnAliases(origin, deps.logger);
   if (aliasWarning) app.addHook('onRequest', aliasWarning);
@@ -161,6 +165,7 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   // the keep-alive time (72 s), and close() with it: such a connection goes once its answer is sent.
   let idle: NodeJS.Timeout | undefined;
   app.addHook('preClose', (done) => {
+    shutdown.close();
     idle = setInterval(() => app.server.closeIdleConnections(), 100).unref();
     done();
   });
@@ -177,11 +182,13 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
 /** How long the log stays quiet about one address's closed connections after a line about them. */
 const CLOSED_LOG_WINDOW_MS = 60_000;
 
-const CLOSED_WHY: Record<ClosedReason | 'deadline', (config: Deps['config']) => string> = {
+const CLOSED_WHY: Record<ClosedReason | 'deadline' | 'pipelining-proxy', (config: Deps['config']) => string> = {
   'address-cap': (config) => `MAX_CONNECTIONS_PER_ADDRESS (${config.maxConnectionsPerAddress}) open from one address and none idle`,
   'node-full': (config) => `MAX_CONNECTIONS (${config.maxConnections}) open and none idle`,
   'made-room': (config) => `the oldest idle connection, closed to make room at MAX_CONNECTIONS (${config.maxConnections}) or MAX_CONNECTIONS_PER_ADDRESS (${config.maxConnectionsPerAddress})`,
   pipelining: () => 'more pipelined answers queued than the node keeps for one connection; its address is barred for a minute',
+  // A trusted proxy is never barred: its connections carry every client.
+  'pipelining-proxy': () => 'more pipelined answers queued than the node keeps for one connection of a trusted proxy, which is not barred',
   barred: () => 'the address pipelined more requests than it read answers to, within the last minute',
   deadline: () => 'headers or body not received in time (408)',
 };
@@ -190,14 +197,15 @@ const CLOSED_WHY: Record<ClosedReason | 'deadline', (config: Deps['config']) => 
  * One warning line per address, reason and minute for the connections the node closes to keep its bounds:
  * a flood of them is one line with a count, not a line a socket.
  */
-function connectionsClosedLog(deps: Deps): (reason: ClosedReason | 'deadline', address: string) => void {
+function connectionsClosedLog(deps: Deps, uncapped: (address: string) => boolean): (reason: ClosedReason | 'deadline', address: string) => void {
   const once = oncePerWindow(deps.clock, CLOSED_LOG_WINDOW_MS);
   return (reason, address) => {
     const key = addressKey(address);
     const more = once(`${reason} ${key}`);
     if (more === undefined) return;
     const line = { address: key, reason, ...(more > 0 && { closedSinceLastLine: more }) };
-    deps.logger[reason === 'made-room' ? 'info' : 'warn'](line, `connection closed: ${CLOSED_WHY[reason](deps.config)}`);
+    const why = reason === 'pipelining' && uncapped(address) ? 'pipelining-proxy' : reason;
+    deps.logger[reason === 'made-room' ? 'info' : 'warn'](line, `connection closed: ${CLOSED_WHY[why](deps.config)}`);
   };
 }
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --heap-growing-percent=25 --v8-pool-size=1 --no-allocation-site-pretenuring --no-compact-code-space
+#!/usr/bin/env -S node --heap-growing-percent=25 --v8-pool-size=1 --no-allocation-site-pretenuring --no-compact-code-space --max-semi-space-size=16 --no-maglev
 // The `portico` command: commander parses argv (help per command with an example, suggestions for
 // mistyped commands and options, --version); each command reads the configuration once; every
 // failure ends as lines starting `portico:` on stderr and exit code 1.
@@ -10,6 +10,7 @@ import { AppError } from './errors.js';
 import { buildDeps, type Deps } from './deps.js';
 import { yieldCpuToServers } from './commands/background-priority.js';
 import { check } from './commands/check.js';
+import { migrate } from './commands/migrate.js';
 import { listClients, revokeClient } from './commands/clients.js';
 import { listInquiries, purgeInquiries, releaseInquiry, resendInquiry, showInquiry } from './commands/inquiries.js';
 import { CliError, textOutput, type Output } from './commands/output.js';
@@ -31,8 +32,9 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
       throw explained(error, config);
     }
   };
-  // Commands report their own outcome; log lines would only repeat it.
-  const stored = (task: (deps: Deps) => Promise<void>) => configured((config) => withDeps({ ...config, logLevel: 'fatal' }, task));
+  // Commands report their own outcome; log lines would only repeat it. Only serve and migrate change the
+  // schema (D22): the others refuse a database this release has not migrated.
+  const stored = (task: (deps: Deps) => Promise<void>) => configured((config) => withDeps({ ...config, logLevel: 'fatal' }, task, 'require'));
 
   const root = new Command('portico')
     .description('Portico: the contact, MCP and OAuth API of the product site, and the commands that look after it.\nEvery command reads the environment (and .env) as the server does.')
@@ -58,9 +60,9 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .action(() => configured(async (config) => (await import('./main.js')).serve(config)));
   root
     .command('migrate')
-    .description('apply pending database migrations (they also run at every start)')
+    .description("apply this release's database migrations: the schema changes, then the backfills to their end (a serving node of this release does both by itself)")
     .addHelpText('after', example('DATABASE_URL=postgres://portico@db/portico portico migrate'))
-    .action(() => stored(async () => out.line('database is up to date')));
+    .action(() => configured((config) => withDeps({ ...config, logLevel: 'fatal' }, (deps) => migrate(deps, out), 'migrate')));
   root
     .command('check')
     .description('validate the configuration, reach the database, sign in to the mail relay, print a summary')
@@ -180,10 +182,10 @@ async function printOpenApi(config: Readonly<Config>, out: Output, asYaml: boole
   });
 }
 
-/** Builds the deps (which applies migrations), runs `task`, and always closes them. */
-async function withDeps(config: Readonly<Config>, task: (deps: Deps) => Promise<void>): Promise<void> {
+/** Builds the deps (`schema` says what becomes of a schema not migrated), runs `task`, and always closes them. */
+async function withDeps(config: Readonly<Config>, task: (deps: Deps) => Promise<void>, schema: 'migrate' | 'require' = 'migrate'): Promise<void> {
   // Log lines go to stderr, so stdout carries only the command's own output.
-  const deps = await buildDeps(config, { logDestination: pino.destination(2) });
+  const deps = await buildDeps(config, { logDestination: pino.destination(2), schema });
   try {
     await task(deps);
   } finally {

@@ -3,13 +3,11 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { LOG_BASE, logLines } from './adapters/log-lines.js';
 import { redisRateLimitStore } from './adapters/redis/rate-limit-store.js';
-import { openDatabase, openDatabaseToInspect, type Db } from './adapters/sql/database.js';
-import { inquiryStore, oauthStore } from './adapters/stores.js';
-import { migrateToLatest, pendingMigrations } from './adapters/sql/migrations.js';
+import { openDatabase, openDatabaseToInspect, type Engine } from './adapters/sql/database.js';
+import { migrateSchema, schemaStatus, SchemaError, type SchemaStatus } from './adapters/sql/migration-runner.js';
 import type { PrometheusMetrics } from './adapters/metrics/prometheus.js';
 import { httpsMetadataFetcher, type ResolvedAddress } from './adapters/client-metadata/https-fetcher.js';
 import { outboxMailer, removeOutboxCopies } from './adapters/mail/outbox-mailer.js';
-import { sqlJobLeases } from './adapters/sql/job-leases.js';
 import { smtpMailer } from './adapters/mail/smtp-mailer.js';
 import { standardWebhookSender } from './adapters/webhook/standard-webhooks.js';
 import { siteverifyHumanCheck } from './adapters/turnstile/siteverify.js';
@@ -28,6 +26,7 @@ import type { HumanCheck } from './ports/human-check.js';
 import type { InquiryStore } from './ports/inquiry-store.js';
 import type { JobLeases } from './ports/job-leases.js';
 import type { Mailer } from './ports/mailer.js';
+import { PendingWork } from './pending-work.js';
 import { noMetrics, type Metrics } from './ports/metrics.js';
 import type { CounterStore, RateLimiter } from './ports/rate-limiter.js';
 import type { WebhookSender } from './ports/webhook.js';
@@ -44,7 +43,8 @@ export interface Deps {
   logger: Logger;
   /** Where the logger writes: the access lines go there too, in order with the rest (request-log.ts). */
   logDestination: pino.DestinationStream;
-  db: Db;
+  /** The database, its engine chosen when it was opened. */
+  engine: Engine;
   inquiries: InquiryStore;
   oauth: OAuthStore;
   leases: JobLeases;
@@ -63,6 +63,8 @@ export interface Deps {
   limiter: RateLimiter;
   /** The inquiries this node works on at once (D19). */
   admission: Admission;
+  /** What requests started without waiting for it (acknowledgements): waited for before the stores close. */
+  pending: PendingWork;
   /** Duplicates and spam (D20). */
   screening: Screening;
   metrics: Metrics;
@@ -86,6 +88,11 @@ export interface DepsOptions {
   admission?: AdmissionLimits;
   /** How long Akismet has to answer; 1.5 s by default. */
   akismetTimeoutMs?: number;
+  /**
+   * What is done with a schema this release has not migrated: `migrate` makes the schema changes (serve,
+   * `portico migrate`); `require` refuses it with SchemaError naming `portico migrate` (every other command).
+   */
+  schema?: 'migrate' | 'require';
 }
 
 /**
@@ -97,14 +104,20 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const random = options.random ?? cryptoRandom;
   const logDestination = options.logDestination ?? logLines();
   const logger = createLogger(config.logLevel, logDestination);
-  const db = openDatabase(config.database);
+  const engine = openDatabase(config.database);
   try {
-    await migrateToLatest(db);
+    const status = options.schema === 'require' ? await schemaStatus(engine) : undefined;
+    // A new database (no schema at all) is made by any command: no node of any release runs on it yet.
+    if (status && !status.empty) refuseUnmigrated(status);
+    else {
+      const { unknown } = await migrateSchema(engine, () => clock.now());
+      if (unknown.length) logger.info({ migrations: unknown.map((m) => m.name) }, 'the database carries migrations of a later release, all compatible: this release runs beside them');
+    }
   } catch (error) {
-    await db.destroy();
+    await engine.destroy();
     throw error;
   }
-  const oauth = oauthStore(db);
+  const { oauth, inquiries } = engine;
   const sharedLimits = config.redisUrl ? redisRateLimitStore({ url: config.redisUrl, logger, keyPrefix: config.redisKeyPrefix }) : undefined;
   // Settles (never rejects) once the first connection attempt ends: no false "Redis is away" at start.
   await sharedLimits?.ready();
@@ -137,21 +150,21 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const outboxDir = options.outboxDir ?? OUTBOX_DIR;
   const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(outboxDir, dkim);
   const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
-  const inquiries = inquiryStore(db);
   const screening = buildScreening(config, options.akismetTimeoutMs ?? AKISMET_TIMEOUT_MS);
   // prom-client loads only when metrics are asked for: it adds some 80 ms to a start.
   const prometheus = config.metrics ? (await import('./adapters/metrics/prometheus.js')).prometheusMetrics({ inquiries, clock }) : undefined;
   const metrics = prometheus ?? noMetrics;
+  const pending = new PendingWork();
   return {
     config,
     clock,
     random,
     logger,
     logDestination,
-    db,
+    engine,
     inquiries,
     oauth,
-    leases: sqlJobLeases(db),
+    leases: engine.leases,
     removeOutboxCopies: (ids) => removeOutboxCopies(outboxDir, ids),
     mailer,
     webhook,
@@ -162,17 +175,19 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
     rateLimitCounters: counters,
     limiter: countedLimiter(storeRateLimiter(counters, config.rateLimits), metrics),
     admission: new Admission(options.admission),
+    pending,
     screening,
     metrics,
     prometheus,
     async close() {
+      await pending.finished();
       humanCheck?.close();
       screening.remote?.close();
       clientMetadata?.close();
       await mailer?.close();
       await webhook?.close();
       await sharedLimits?.close();
-      await db.destroy();
+      await engine.destroy();
     },
   };
 }
@@ -202,10 +217,26 @@ function countedLimiter(limiter: RateLimiter, metrics: Metrics): RateLimiter {
 // draft-ietf-oauth-client-id-metadata-document: documents are small; 5 KB bounds what a fetch may hold.
 const METADATA_DOCUMENT_MAX_BYTES = 5 * 1024;
 
+/**
+ * Commands other than serve and migrate never change the schema (D22): a database that needs this release's
+ * schema changes, or carries a later release's that this one cannot run beside, is refused in one line.
+ */
+function refuseUnmigrated(status: SchemaStatus): void {
+  const incompatible = status.unknown.filter((m) => !m.compatible);
+  if (incompatible.length) {
+    throw new SchemaError(`the database carries ${incompatible.map((m) => m.name).join(', ')}, migrations of a later release that this release cannot run beside: use that release's portico`);
+  }
+  if (status.pending.length) {
+    throw new SchemaError(
+      `the database is not migrated for this release (${status.pending.length} pending: ${status.pending.map((m) => m.name).join(', ')}): run \`portico migrate\`, or start a node of this release`,
+    );
+  }
+}
+
 /** What `portico check` looks at, reached without changing anything. */
 export interface Inspection {
-  /** The migrations not applied yet; undefined when the database does not exist (an SQLite file not made yet). */
-  pendingMigrations(): Promise<string[] | undefined>;
+  /** What the database needs of this release; undefined when it does not exist (an SQLite file not made yet). */
+  schema(): Promise<SchemaStatus | undefined>;
   /** The SMTP relay's mailer, to verify; undefined without SMTP_URL. */
   relay: Mailer | undefined;
   close(): Promise<void>;
@@ -213,15 +244,15 @@ export interface Inspection {
 
 /** The database opened to read (never created nor migrated) and the relay, for `portico check`. */
 export function inspectDeployment(config: Readonly<Config>): Inspection {
-  const db = openDatabaseToInspect(config.database);
+  const engine = openDatabaseToInspect(config.database);
   const { smtp, dkim } = config.delivery;
   const relay = smtp ? smtpMailer({ smtp, dkim, log: createLogger('fatal') }) : undefined;
   return {
-    pendingMigrations: async () => (db ? await pendingMigrations(db) : undefined),
+    schema: async () => (engine ? await schemaStatus(engine) : undefined),
     relay,
     async close() {
       await relay?.close();
-      await db?.destroy();
+      await engine?.destroy();
     },
   };
 }

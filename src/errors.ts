@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   not_ready: { status: 503, meaning: 'A backing store does not answer.' },
   server_busy: { status: 503, meaning: 'The node is working on as many inquiries as it takes at once; nothing was stored; retry after Retry-After seconds.' },
   store_unavailable: { status: 503, meaning: 'The database does not answer (restarting or unreachable); retry after Retry-After seconds. Nothing was half-written.' },
+  shutting_down: { status: 503, meaning: 'This node is shutting down (a restart or an upgrade); nothing was done; send the request again, which another node takes, after Retry-After seconds.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -1,21 +1,41 @@
 // `portico serve`: environment -> config -> deps -> listen, and a graceful shutdown on SIGTERM/SIGINT.
-import { buildApp } from './app.js';
+import { setTimeout as pause } from 'node:timers/promises';
+import { buildApp, HTTP_TIMEOUTS } from './app.js';
 import type { Config } from './config/config.js';
-import { checkpointInBackground } from './adapters/sqlite/checkpoints.js';
+import { runBackfills } from './adapters/sql/migration-runner.js';
+import { Shutdown } from './http/shutdown.js';
 import { startBackgroundJobs } from './background-jobs.js';
-import { buildDeps, contactDeps } from './deps.js';
+import { buildDeps, contactDeps, type Deps } from './deps.js';
 import { deliverWaiting } from './modules/contact/redeliver.js';
 import { applyRetention, RETENTION_INTERVAL_MS } from './modules/contact/retention.js';
 
-// Within the 10 s a container runtime waits before SIGKILL: deliveries get 6 s to finish, then the
-// e-mails and webhook calls still waiting (a stuck relay holds one for up to 14 s, a stuck endpoint
-// for 10) give up, their requests are answered 502 and their inquiries left to the retry job; at 9 s
-// every connection goes.
+// Within the 10 s a container runtime waits before SIGKILL: deliveries and acknowledgements get 6 s
+// to finish, then the e-mails and webhook calls still waiting (a stuck relay holds one for up to 14 s,
+// a stuck endpoint for 10) give up, their requests are answered 502 and their inquiries left to the
+// retry job; at 9 s every connection goes.
 const SHUTDOWN_GRACE_MS = 9_000;
 const DELIVERY_GRACE_MS = 6_000;
 
 // D6: clients that never obtained a token go after a day; clients unused for 90 days go too.
 const CLIENT_RETENTION = { neverUsedClientMs: 86_400_000, unusedClientMs: 90 * 86_400_000 };
+
+// A node that finds a backfill leased to another asks again this often, and takes it over from one that stopped.
+const BACKFILL_INTERVAL_MS = 30_000;
+// Between two batches of a backfill the database is left to requests for this long.
+const BACKFILL_PAUSE_MS = 20;
+
+/** Runs the backfills not finished, while this node holds their lease; logs each one it finishes. */
+async function backfill(deps: Deps, holder: string, signal: AbortSignal): Promise<void> {
+  await runBackfills(deps.engine, {
+    leases: deps.leases,
+    holder,
+    now: () => deps.clock.now(),
+    signal,
+    pauseMs: BACKFILL_PAUSE_MS,
+    progress: (name, remaining) => deps.metrics.backfillRemaining(name, remaining),
+    finished: (name) => deps.logger.info({ migration: name }, 'migration backfill finished'),
+  });
+}
 
 function deliveryChannels(config: Readonly<Config>): string[] {
   const { smtp, webhook } = config.delivery;
@@ -28,10 +48,13 @@ function deliveryChannels(config: Readonly<Config>): string[] {
  */
 export async function serve(config: Readonly<Config>): Promise<void> {
   const deps = await buildDeps(config);
-  const app = await buildApp(deps);
-  const checkpoints = checkpointInBackground(deps.db, deps.logger);
+  const phase = new Shutdown();
+  const app = await buildApp(deps, HTTP_TIMEOUTS, phase);
+  const checkpoints = deps.engine.serveInBackground(deps.logger);
   const holder = deps.random.bytes(8).toString('hex');
   const jobs = startBackgroundJobs(deps, [
+    // D22: the backfills of this release's migrations, in batches beside the requests, on one node at a time.
+    { name: 'schema-backfills', intervalMs: BACKFILL_INTERVAL_MS, run: (signal) => backfill(deps, holder, signal) },
     // D15: due retries and attempts a stopped process left, every few seconds, so the first retry comes within 30 s.
     { name: 'deliver-waiting-inquiries', intervalMs: 5_000, run: () => deliverWaiting(contactDeps(deps)) },
     { name: 'purge-expired-oauth-state', intervalMs: 600_000, run: () => deps.oauth.purgeExpired(deps.clock.now(), CLIENT_RETENTION) },
@@ -40,7 +63,11 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   // The metrics listener first: a start that fails on either port leaves nothing listening.
   const metricsServer = config.metrics && (await deps.prometheus!.listen(config.metrics.host, config.metrics.port));
   try {
-    await app.listen({ port: config.port, host: config.host });
+    // D19: a burst of newcomers up to MAX_CONNECTIONS waits in the node's own line, not in the kernel's.
+    // Past the listen backlog (node's default 511), a connection's handshake is dropped and its client
+    // retries after 1 s and then 3 s (RFC 6298 §2): 1,000 clients connecting at once saw 3-4 s at p99.
+    // The kernel caps it at net.core.somaxconn (4,096 by default).
+    await app.listen({ port: config.port, host: config.host, backlog: config.maxConnections });
   } catch (error) {
     await Promise.all([metricsServer?.close(), checkpoints?.stop()]);
     throw error;
@@ -68,6 +95,13 @@ export async function serve(config: Readonly<Config>): Promise<void> {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
+    // D22: /readyz answers 503 at once; a balancer that checks it takes the node out while it still serves.
+    phase.drain();
+    if (config.shutdownDrainMs) {
+      deps.logger.info({ signal, drainSeconds: config.shutdownDrainMs / 1000 }, 'shutting down: /readyz answers 503; serving for SHUTDOWN_DRAIN before closing');
+      deps.logger.flush();
+      await pause(config.shutdownDrainMs);
+    }
     deps.logger.info({ signal }, 'shutting down: finishing in-flight requests');
     // Keep-alive connections go as soon as their request is answered (app.ts); after 9 s, all of them go.
     const deadline = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
@@ -77,6 +111,8 @@ export async function serve(config: Readonly<Config>): Promise<void> {
       deps.webhook?.abandon();
     }, DELIVERY_GRACE_MS);
     await Promise.all([app.close(), metricsServer?.close()]);
+    // Acknowledgements the requests did not wait for, given up with the deliveries at DELIVERY_GRACE_MS.
+    await deps.pending.finished();
     clearTimeout(deadline);
     clearTimeout(abandon);
     await jobs.stop();

@@ -2,7 +2,7 @@
 // how Portico asks Turnstile's siteverify and Akismet's comment-check.
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Slots } from './slots.js';
+import { Semaphore } from '../semaphore.js';
 
 /** An HTTP answer read whole. */
 export interface Answer {
@@ -21,7 +21,7 @@ export interface FormPoster {
 // Connections are kept alive and bounded: a burst of inquiries (or a stalled service) queues here instead
 // of opening one socket per inquiry: with fetch, whose pool has no bound, 24 inquiries at once against a
 // stalled siteverify held 33 sockets (test/reliability/upstream-faults). The requests wait for a place in
-// Slots, not in the agent's own queue: when any socket closes, node:http's Agent opens one for the next
+// a Semaphore, not in the agent's own queue: when any socket closes, node:http's Agent opens one for the next
 // queued request without checking maxSockets, even one abandoned at its deadline: a burst against a
 // stalled service could hold 18.
 const MAX_CONNECTIONS = 16;
@@ -34,7 +34,7 @@ export function formPoster(url: URL, maxAnswerBytes: number): FormPoster {
   const https = url.protocol === 'https:';
   const agent = new (https ? HttpsAgent : HttpAgent)({ keepAlive: true, maxSockets: MAX_CONNECTIONS, maxFreeSockets: 4 });
   const send = https ? httpsRequest : httpRequest;
-  const slots = new Slots(MAX_CONNECTIONS);
+  const places = new Semaphore(MAX_CONNECTIONS);
 
   function post(form: Record<string, string>, signal: AbortSignal) {
     // Secrets travel in the form body, never in the URL, so proxies do not log them.
@@ -52,7 +52,7 @@ export function formPoster(url: URL, maxAnswerBytes: number): FormPoster {
         signal.removeEventListener('abort', onAbort);
         fail(error);
       };
-      slots.take(signal).then((release) => {
+      places.take(signal).then((release) => {
         const request = exchange(body, signal, resolve, reject);
         // 'close' comes once the socket is back in the pool or closed: only then may another request have it.
         request.on('close', release);

@@ -3,6 +3,8 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Config } from '../config/config.js';
+import { NOT_ROLLBACK_SAFE, type SchemaStatus } from '../adapters/sql/migration-runner.js';
+import { PREVIOUS_RELEASE } from '../adapters/sql/previous-release.js';
 import { inspectDeployment, OUTBOX_DIR } from '../deps.js';
 import { publicOrigin } from '../modules/common/public-origin.js';
 import { CliError, type Output } from './output.js';
@@ -18,11 +20,14 @@ export async function check(config: Readonly<Config>, out: Output): Promise<void
   try {
     out.line(`environment   ${config.appEnv} at ${config.publicUrl}`);
     out.line(`clients       ${clientsLine(config.publicUrl)}`);
-    const pending = await inspection.pendingMigrations();
+    const schema = await inspection.schema();
     const database = config.database.engine === 'sqlite' ? `sqlite:${config.database.path}` : 'the PostgreSQL database';
-    if (pending === undefined) throw new CliError(`database: ${database} does not exist: not migrated; run \`portico migrate\` (it makes and migrates it)`);
-    if (pending.length) throw new CliError(`database: ${database} is not migrated (${pending.length} pending: ${pending.join(', ')}); run \`portico migrate\``);
-    out.line(`database      ${config.database.engine}: answers, migrations applied`);
+    if (schema === undefined) throw new CliError(`database: ${database} does not exist: not migrated; run \`portico migrate\` (it makes and migrates it)`);
+    if (schema.empty) {
+      throw new CliError(`database: ${database} is not migrated (${schema.pending.length} pending: ${schema.pending.map((m) => m.name).join(', ')}); run \`portico migrate\``);
+    }
+    out.line(`database      ${config.database.engine}: answers`);
+    for (const line of upgradeLines(schema)) out.line(line);
     const { smtp, webhook } = config.delivery;
     if (smtp) {
       try {
@@ -47,6 +52,41 @@ export async function check(config: Readonly<Config>, out: Output): Promise<void
   } finally {
     await inspection.close();
   }
+}
+
+/**
+ * What a roll to this release, and back, would meet (D22): the schema changes still to make and whether
+ * the release before runs beside them, a later release's migrations, the backfills under way, and
+ * whether this release can roll back to the one before. A later release's migration this one cannot run
+ * beside is a failure.
+ */
+function upgradeLines(schema: SchemaStatus): string[] {
+  const names = (migrations: readonly { name: string }[]) => migrations.map((m) => m.name).join(', ');
+  const lines: string[] = [];
+  const blocking = schema.pending.filter((m) => !m.compatible);
+  if (!schema.pending.length) lines.push("schema        this release's migrations applied");
+  else if (!blocking.length) {
+    lines.push(
+      `schema        ${schema.pending.length} to make at this release's first start or by portico migrate (${names(schema.pending)}); the release before serves beside them: a rolling upgrade`,
+    );
+  } else {
+    lines.push(
+      `schema        ${schema.pending.length} to make (${names(schema.pending)}); warning: ${names(blocking)} drop or rename, so the release before cannot serve beside them: stop all its nodes before the first node of this release starts`,
+    );
+  }
+  const incompatible = schema.unknown.filter((m) => !m.compatible);
+  if (incompatible.length) throw new CliError(`database: it carries ${names(incompatible)}, migrations of a later release that this release cannot run beside: use that release`);
+  if (schema.unknown.length) lines.push(`schema        a later release added ${names(schema.unknown)}, each compatible: this release runs beside it`);
+  for (const backfill of schema.backfills) {
+    const left = backfill.remaining === undefined ? 'starts after the schema changes' : `${backfill.remaining} rows left`;
+    lines.push(`backfill      ${backfill.name}: ${left}; a serving node of this release fills them in batches (portico_migration_backfill_remaining_rows)`);
+  }
+  lines.push(
+    NOT_ROLLBACK_SAFE.length
+      ? `roll back     not to the release before once ${NOT_ROLLBACK_SAFE.join(', ')} ran: only by restoring a backup taken before (docs/deploy.md, "Rolling back")`
+      : `roll back     to the release before (${PREVIOUS_RELEASE.commit.slice(0, 7)}) at any time: it runs on this release's schema`,
+  );
+  return lines;
 }
 
 /** The development outbox: usable when it is a folder Portico may write, or when it is not made yet. */

@@ -1,5 +1,6 @@
 // What `portico` says when it cannot start or reach a store: one line naming the resource and the fix.
 import type { Config } from '../config/config.js';
+import { SchemaError } from '../adapters/sql/migration-runner.js';
 import { AppError } from '../errors.js';
 import { CliError } from './output.js';
 
@@ -22,5 +23,6 @@ export function explained(error: unknown, config: Readonly<Config>): unknown {
     const cause = (error.cause as { code?: string } | undefined)?.code;
     return new CliError(`the PostgreSQL server at ${url.hostname}:${url.port || '5432'} does not answer${cause ? ` (${cause})` : ''}: start it, or correct DATABASE_URL`);
   }
+  if (error instanceof SchemaError) return new CliError(error.message);
   return error;
 }

@@ -1,4 +1,5 @@
 // The service's configuration: parsed once from an environment map into a frozen, typed Config.
+import { durationMs } from './durations.js';
 import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS } from '../http/connection-limits.js';
 import { isIP } from 'node:net';
 import * as z from 'zod';
@@ -55,6 +56,8 @@ export interface Config {
   screening: ScreeningSettings;
   /** The site's privacy policy (https), linked from the forms' consent checkbox; undefined: no link. */
   privacyPolicyUrl: string | undefined;
+  /** SHUTDOWN_DRAIN: after SIGTERM, how long /readyz answers 503 while the node still serves (D22). */
+  shutdownDrainMs: number;
 }
 
 /** Every mistake in the settings, each on its own line: one start names them all. */
@@ -155,6 +158,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const privacyRaw = read('PRIVACY_POLICY_URL');
   // Linked from the forms' consent checkbox: a page any visitor opens, so https only.
   const privacyPolicyUrl = privacyRaw === undefined ? undefined : setting(() => parseUrlWithScheme('PRIVACY_POLICY_URL', privacyRaw, ['https:'], fail).href, undefined);
+  const shutdownDrainMs = setting(() => parseShutdownDrain(read('SHUTDOWN_DRAIN') ?? '0s', fail), 0);
   const metrics = setting(() => parseMetrics(read('METRICS_PORT'), read('METRICS_HOST') ?? '127.0.0.1', port, fail), undefined);
 
   if (problems.length) throw new ConfigError(problems);
@@ -183,7 +187,18 @@ export function loadConfig(env: Env): Readonly<Config> {
     metrics,
     screening,
     privacyPolicyUrl,
+    shutdownDrainMs,
   });
+}
+
+// A balancer that checks readiness every few seconds notices within a minute; a longer drain only delays a roll.
+const MAX_SHUTDOWN_DRAIN_MS = 60_000;
+
+function parseShutdownDrain(raw: string, fail: Fail): number {
+  const ms = durationMs(raw);
+  if (ms === undefined) return fail('SHUTDOWN_DRAIN', 'must be a duration such as 0s, 5s or 15s', raw);
+  if (ms > MAX_SHUTDOWN_DRAIN_MS) fail('SHUTDOWN_DRAIN', 'must be at most 60s: a balancer that checks /readyz every few seconds notices well within it', raw);
+  return ms;
 }
 
 /**

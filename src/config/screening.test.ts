@@ -49,6 +49,20 @@ describe('the screening settings', () => {
     );
   });
 
+  it('refuse a term that folds to nothing, naming its place and its code points: it would mark every inquiry', () => {
+    for (const [terms, position, codePoints] of [
+      ['casino,\u200b', 2, 'U+200B'],
+      ['\u00ad, bonus', 1, 'U+00AD'],
+      ['casino, bonus, \u2060\u200b', 3, 'U+2060 U+200B'],
+      ['\u0301', 1, 'U+0301'],
+    ] as const) {
+      expect(() => loadConfig({ SPAM_BLOCKED_TERMS: terms })).toThrow(
+        refusal([`SPAM_BLOCKED_TERMS must hold terms that show something: term ${position} is only marks or characters that show nothing, and would match every inquiry (got "${codePoints}")`]),
+      );
+    }
+    expect(loadConfig({ SPAM_BLOCKED_TERMS: 'ca\u200bsino, é' }).screening.blockedTerms).toEqual(['ca\u200bsino', 'é']);
+  });
+
   it('refuse a window that is no duration, a switch that is neither on nor off, and an Akismet address that is not http(s)', () => {
     expect(() => loadConfig({ DUPLICATE_WINDOW: '1 day', SPAM_SCREEN: 'yes', AKISMET_URL: 'ftp://akismet.example' })).toThrow(
       refusal([

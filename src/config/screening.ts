@@ -1,5 +1,6 @@
 // Screening leads (D20): DUPLICATE_WINDOW, SPAM_SCREEN, SPAM_HOLD, SPAM_MAX_LINKS, SPAM_BLOCKED_TERMS and
 // Akismet's AKISMET_KEY and AKISMET_URL.
+import { foldTerm } from '../modules/contact/term-fold.js';
 import { SPAM_REASONS, type SpamReason } from '../ports/spam-check.js';
 import { durationMs } from './durations.js';
 import { parseBaseUrl, parseSwitch, type Fail } from './values.js';
@@ -69,5 +70,13 @@ function parseHold(raw: string, fail: Fail): SpamReason[] {
 function parseTerms(raw: string, fail: Fail): string[] {
   const terms = raw.split(',').map((term) => term.trim());
   if (terms.some((term) => term === '')) fail('SPAM_BLOCKED_TERMS', 'must be a comma-separated list of terms, none of them empty', raw);
+  // A term of only marks and characters that show nothing (U+200B, U+00AD, U+2060) is compared as
+  // nothing, which every inquiry holds: it would mark them all.
+  const blank = terms.findIndex((term) => foldTerm(term).trim() === '');
+  if (blank >= 0) {
+    // Code points, not graphemes: what the operator must find and remove is each invisible one.
+    const codePoints = Array.from(terms[blank]!, (char) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+    fail('SPAM_BLOCKED_TERMS', `must hold terms that show something: term ${blank + 1} is only marks or characters that show nothing, and would match every inquiry`, codePoints);
+  }
   return terms;
 }

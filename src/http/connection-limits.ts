@@ -69,6 +69,15 @@ type QueuedResponse = ServerResponse & { [GUARD]?: GuardedSocket };
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
+ * Whether an answer is on its way out on `socket`: its head written, or queued behind another's. Nothing
+ * else may be written to the connection then; node:http tells the same from a private field.
+ */
+export function answering(socket: Socket): boolean {
+  const last = (socket as GuardedSocket)[GUARD]?.lastResponse;
+  return last !== undefined && !last.writableFinished && (last.headersSent || last.socket === null);
+}
+
+/**
  * Counts open connections, in all and by address, and the answers queued on each. Must be installed before
  * the server listens, and in place of `server.maxConnections` (node:http would close a connection beyond
  * that before anyone could make room for it).
@@ -121,14 +130,11 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
     socket.once('close', () => forget(socket));
   });
 
+  // The access log's listener and Fastify's, called here in turn: a request of a closed connection runs neither.
   const handlers = server.listeners('request') as Handler[];
-  // The access log's listener and Fastify's, called in turn without a closure a request.
-  const handle: Handler =
-    handlers.length === 1
-      ? handlers[0]!.bind(server)
-      : (request, response) => {
-          for (const handler of handlers) handler.call(server, request, response);
-        };
+  const handle: Handler = (request, response) => {
+    for (const handler of handlers) handler.call(server, request, response);
+  };
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: QueuedResponse) => {
     const socket = request.socket as GuardedSocket;

@@ -3,8 +3,8 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError, type Problem } from '../errors.js';
+import { answering } from './connection-limits.js';
 import { logUnrouted, STATUS_SENT_ON_SOCKET } from './request-log.js';
-import { jsonString } from './json-string.js';
 
 const FASTIFY_CODES: Record<string, AppError['code']> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
@@ -24,8 +24,7 @@ export function toAppError(error: unknown): AppError {
   return new AppError('server_error', 'internal server error');
 }
 
-// The code is a catalogue name ([a-z_]); only the description can need escaping.
-const errorBody = (problem: Problem) => `{"error":"${problem.code}","error_description":${jsonString(problem.description)},"ok":false}`;
+const errorBody = (problem: Problem) => JSON.stringify({ error: problem.code, error_description: problem.description, ok: false });
 
 /** Answers `problem` with its status and headers and the one error body (D9), never cached. */
 export function sendError(reply: FastifyReply, problem: Problem): FastifyReply {
@@ -48,14 +47,8 @@ function clientError(code: string | undefined): AppError {
  */
 export function answerClientError(error: Error & { code?: string }, socket: Socket & { [STATUS_SENT_ON_SOCKET]?: number }): void {
   // Nothing to answer: the peer is gone (reset, or closed before its request ended), or a response is
-  // already on the wire (node:http's own check).
-  if (
-    error.code === 'ECONNRESET' ||
-    error.code === 'EPIPE' ||
-    error.code === 'HPE_INVALID_EOF_STATE' ||
-    !socket.writable ||
-    (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent
-  ) {
+  // already on its way out (answering, connection-limits.ts).
+  if (error.code === 'ECONNRESET' || error.code === 'EPIPE' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable || answering(socket)) {
     socket.destroy();
     return;
   }

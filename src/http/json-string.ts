@@ -1,4 +1,4 @@
-// JSON strings for the bodies and lines built as templates on hot paths (error bodies, access lines).
+// JSON strings for the lines built as templates on hot paths (the access lines, request-log.ts).
 
 /** A JSON string (RFC 8259 section 7): copied as it is unless it holds a character JSON.stringify would escape. */
 export function jsonString(value: string): string {

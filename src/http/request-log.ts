@@ -10,9 +10,17 @@ import proxyAddr from '@fastify/proxy-addr';
 import { jsonString } from './json-string.js';
 import type { DestinationStream, Logger } from 'pino';
 import { LOG_BASE } from '../adapters/log-lines.js';
+import { oncePerWindow, type OncePerWindow } from '../modules/common/once-per-window.js';
+import type { Clock } from '../ports/clock.js';
+import { addressKey } from './rate-limit-key.js';
 
 /** The longest path an access line holds for a request no route served (probes send long ones). */
 const MAX_LOGGED_PATH = 200;
+/**
+ * How long the log stays quiet about one address's unanswered or refused requests (of one status) after
+ * a line about them: a flood of slow requests is a line a minute with a count, not a line a request.
+ */
+const UNANSWERED_LOG_WINDOW_MS = 60_000;
 /** An X-Request-Id from a trusted proxy: 1-128 visible ASCII characters (nginx's $request_id is 32 hex). */
 const INCOMING_ID = /^[\x21-\x7e]{1,128}$/;
 
@@ -54,12 +62,12 @@ export interface AccessLog {
  * IP and the bodies' lengths, never the query string (a client may put a token there), a header or a
  * body. Its listener goes ahead of Fastify's, so the duration counts from the request's arrival.
  */
-export function accessLog(logger: Logger, destination: DestinationStream, trust: ProxyTrust, processId: string): AccessLog {
+export function accessLog(logger: Logger, destination: DestinationStream, trust: ProxyTrust, processId: string, clock: Clock): AccessLog {
   const ids = requestIds(trust, processId);
   // With no proxy trusted, the client is the peer whatever X-Forwarded-For says: the header is not read.
   const peers = trust === false ? undefined : proxyTrustFunction(trust);
   // One function for every response ('close' comes whether or not the answer was sent): no closure a request.
-  const ended = accessLineWriter(logger, destination, peers);
+  const ended = accessLineWriter(logger, destination, peers, oncePerWindow(clock, UNANSWERED_LOG_WINDOW_MS));
 
   const arrived = (request: LoggedRequest, response: ServerResponse) => {
     request[LOG] = new RequestLog(performance.now(), ids(request));
@@ -115,7 +123,7 @@ const pathOf = (url: string): string => {
  * fields pino puts on every line (the level, the time, the base and the logger's bindings), so that it
  * is ordered and flushed with every other line.
  */
-function accessLineWriter(logger: Logger, stream: DestinationStream, peers: ((address: string, hop: number) => boolean) | undefined): (this: ServerResponse) => void {
+function accessLineWriter(logger: Logger, stream: DestinationStream, peers: ((address: string, hop: number) => boolean) | undefined, unansweredOnce: OncePerWindow): (this: ServerResponse) => void {
   const bindings = `,${JSON.stringify({ ...LOG_BASE, ...logger.bindings() }).slice(1, -1)}`;
   const [info, warn] = [logger.isLevelEnabled('info'), logger.isLevelEnabled('warn')];
   // The time as pino writes it (epoch milliseconds), its digits made once a millisecond: at load, many
@@ -144,21 +152,29 @@ function accessLineWriter(logger: Logger, stream: DestinationStream, peers: ((ad
     const sent = answered ? this.statusCode : (request.socket as Socket & { [STATUS_SENT_ON_SOCKET]?: number })[STATUS_SENT_ON_SOCKET];
     const status = sent === undefined ? '' : `"status":${sent},`;
     const msg = answered ? 'request' : sent === undefined ? 'request not answered' : 'request refused';
+    const client = clientAddress(request, peers);
+    // The socket's address is an IP literal; an address from X-Forwarded-For is whatever the header held.
+    const ip = client === undefined ? '' : client === request.socket.remoteAddress ? `,"ip":"${client}"` : `,"ip":${jsonString(client)}`;
+    let more = '';
+    if (!answered) {
+      const swallowed = unansweredOnce(`${sent ?? 'none'} ${client === undefined ? '' : addressKey(client)}`);
+      if (swallowed === undefined) return;
+      if (swallowed > 0) more = `,"moreSinceLastLine":${swallowed}`;
+    }
     stream.write(
-      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(log.id)},"method":"${request.method}",${where},${status}"ms":${ms}${ipOf(request, peers)}${lengths},"msg":"${msg}"}\n`,
+      `{"level":${answered ? 30 : 40},"time":${time}${bindings},"reqId":${jsonString(log.id)},"method":"${request.method}",${where},${status}"ms":${ms}${ip}${lengths}${more},"msg":"${msg}"}\n`,
     );
   };
 }
 
 /**
- * The client's address, as pino would write it: none once the socket is gone (a connection dropped
- * unanswered). Without X-Forwarded-For it is the peer's whatever TRUST_PROXY says, as proxy-addr finds.
+ * The client's address: none once the socket is gone (a connection dropped unanswered). Without
+ * X-Forwarded-For it is the peer's whatever TRUST_PROXY says, as proxy-addr finds.
  */
-const ipOf = (request: IncomingMessage, peers: ((address: string, hop: number) => boolean) | undefined): string => {
+const clientAddress = (request: IncomingMessage, peers: ((address: string, hop: number) => boolean) | undefined): string | undefined => {
   const peer = request.socket.remoteAddress;
-  if (peer === undefined) return '';
-  // The socket's address is an IP literal; an address from X-Forwarded-For is whatever the header held.
-  return peers === undefined || request.headers['x-forwarded-for'] === undefined ? `,"ip":"${peer}"` : `,"ip":${jsonString(proxyAddr(request, peers))}`;
+  if (peer === undefined || peers === undefined || request.headers['x-forwarded-for'] === undefined) return peer;
+  return proxyAddr(request, peers);
 };
 
 const length = (name: string, header: unknown): string => {

@@ -125,5 +125,4 @@ export interface InquiryStore {
    * helped (SQLite's write-ahead log is checkpointed and truncated).
    */
   dropDeletedCopies(): Promise<void>;
-  ping(): Promise<void>;
 }

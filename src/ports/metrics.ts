@@ -22,6 +22,8 @@ export interface Metrics {
   clientRegistered(): void;
   /** A request or a tool call refused by the named limit. */
   rateLimited(limit: string): void;
+  /** Rows a migration's backfill (D22) has left to fill, after each of its batches; 0 once it has finished. */
+  backfillRemaining(migration: string, rows: number): void;
 }
 
 /** METRICS_PORT unset: nothing is counted. */
@@ -33,4 +35,5 @@ export const noMetrics: Metrics = {
   tokenIssued() {},
   clientRegistered() {},
   rateLimited() {},
+  backfillRemaining() {},
 };

@@ -128,5 +128,4 @@ export interface OAuthStore {
 
   /** Deletes expired consents, codes and tokens, and clients per D6; returns how many rows went. */
   purgeExpired(now: number, policy: { neverUsedClientMs: number; unusedClientMs: number }): Promise<number>;
-  ping(): Promise<void>;
 }

@@ -6,8 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/adapters/sql/database.js';
-import { inquiryStore } from '../../src/adapters/stores.js';
-import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
+import { migrateToLatest } from '../../src/adapters/sql/migration-runner.js';
 import type { NewInquiry } from '../../src/ports/inquiry-store.js';
 import { inquiry as anInquiry, startApp } from '../support/app.js';
 import type { TestSmtpServer } from '../support/smtp-server.js';
@@ -108,10 +107,10 @@ export async function seedInquiries(space: Workspace, smtp: TestSmtpServer): Pro
  * `inquiry-000000` on, created at 1,000 ms (1970) on; `shape` sets fields of the i-th.
  */
 export async function storeInquiries(space: Workspace, count: number, shape: (i: number) => Partial<NewInquiry> = () => ({})): Promise<void> {
-  const db = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
+  const engine = openDatabase({ engine: 'sqlite', path: join(space.dir, 'p.sqlite') });
   try {
-    await migrateToLatest(db);
-    const store = inquiryStore(db);
+    await migrateToLatest(engine);
+    const store = engine.inquiries;
     for (let first = 0; first < count; first += 500) {
       const indexes = Array.from({ length: Math.min(500, count - first) }, (_, j) => first + j);
       await Promise.all(
@@ -137,6 +136,6 @@ export async function storeInquiries(space: Workspace, count: number, shape: (i:
       );
     }
   } finally {
-    await db.destroy();
+    await engine.destroy();
   }
 }

@@ -1,13 +1,17 @@
 // `portico doctor` as a process against a real `portico serve` on loopback: every check passes with its
 // time and nothing is created; a closed port is one line and exit 2; a server slower than the budget fails
 // the time check by name (through a loopback proxy that holds one path back); a server that never answers
-// fails reach and time, and the proxy check claims nothing of it.
-import { createServer, request, type Server } from 'node:http';
+// fails reach and time, and the proxy check claims nothing of it; hostile answers (nested JSON, an endless
+// body, redirects) cost it no more than its budget and 200 MB.
+import { spawn } from 'node:child_process';
+import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/app.js';
+import { peakRssUntil } from '../support/floods.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
-import { lines, runCli, workspace, type Workspace } from './cli-harness.js';
+import { CLI, lines, ROOT, runCli, workspace, type Workspace } from './cli-harness.js';
 
 /** Every check a run against a healthy deployment lists, in order. */
 const CHECKS = [
@@ -180,5 +184,82 @@ describe('portico doctor against a server that accepts connections and never ans
     expect(stdout).toMatch(/^FAIL +1\.0 s +tools\/list 2026-07-28 +POST \/mcp tools\/list \(2026-07-28\): no whole answer within 1 s/m);
     expect(stdout).not.toContain('no connection');
     expect(stdout).toMatch(/^skip +- +proxy +no answer to read$/m);
+  });
+});
+
+/** A server on loopback that answers every request with `answer`. */
+async function answering(answer: (res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    answer(res);
+  });
+  server.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** `portico doctor ARGS` as an operator runs it (the bin), with its highest resident memory and its time. */
+async function doctorMeasured(args: string[]): Promise<{ code: number | null; stdout: string; peakMb: number; ms: number }> {
+  const started = performance.now();
+  const child = spawn(join(ROOT, CLI), ['doctor', ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const peakMb = await peakRssUntil(child.pid!, closed);
+  return { code: await closed, stdout, peakMb, ms: performance.now() - started };
+}
+
+describe('portico doctor against hostile answers', () => {
+  it('reads no more than 1 MB of an answer: 4 MB of nested arrays on every path end within the budget and under 200 MB', async () => {
+    const nested = '['.repeat(2 * 1024 * 1024) + ']'.repeat(2 * 1024 * 1024);
+    const server = await answering((res) => res.writeHead(200, { 'content-type': 'application/json' }).end(nested));
+    try {
+      const run = await doctorMeasured([server.url, '--timeout', '5']);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.ms).toBeLessThan(5_000);
+      expect(run.peakMb).toBeLessThan(200);
+      expect(run.stdout).toMatch(/^FAIL .* reach +GET \/\.well-known\/oauth-protected-resource: the answer is longer than 1 MB; not read further/m);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('stops reading an endless body, within the budget and under 200 MB', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 'a');
+    const server = await answering((res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
+    });
+    try {
+      const run = await doctorMeasured([server.url, '--timeout', '5']);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.ms).toBeLessThan(5_000);
+      expect(run.peakMb).toBeLessThan(200);
+      expect(run.stdout).toContain('the answer is longer than 1 MB; not read further');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('claims nothing of a proxy that answers every request with a redirect', async () => {
+    const server = await answering((res) => res.writeHead(302, { location: 'https://elsewhere.example/' }).end());
+    try {
+      const run = await doctorMeasured([server.url, '--timeout', '5']);
+      expect(run.code, run.stdout).toBe(1);
+      expect(run.stdout).toMatch(/^skip +- +proxy +no answer to read$/m);
+    } finally {
+      await server.close();
+    }
   });
 });

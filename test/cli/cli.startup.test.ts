@@ -79,6 +79,16 @@ describe('start-up failures', () => {
     await expect(fetch(`http://127.0.0.1:${publicPort}/healthz`)).rejects.toThrow();
   });
 
+  it('refuses a blocked term of only a zero-width space, which would mark every inquiry, before listening', async () => {
+    const publicPort = await freePort();
+    const { code, stderr } = await runCli(['serve'], { ...space.env, PORT: String(publicPort), SPAM_BLOCKED_TERMS: 'casino,\u200b' });
+    expect(code).toBe(1);
+    expect(lines(stderr)).toEqual([
+      'portico: invalid configuration: SPAM_BLOCKED_TERMS must hold terms that show something: term 2 is only marks or characters that show nothing, and would match every inquiry (got "U+200B")',
+    ]);
+    await expect(fetch(`http://127.0.0.1:${publicPort}/healthz`)).rejects.toThrow();
+  });
+
   it('names the PostgreSQL server that does not answer by host and port', async () => {
     const closed = await freePort();
     const line = oneLine(await runCli(['migrate'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/nothing` }));

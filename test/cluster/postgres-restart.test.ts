@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POOL_SIZE } from '../../src/adapters/sql/postgres.js';
+import { POOL_SIZE } from '../../src/adapters/postgres/pool.js';
 import { connectionsTo, residentMb } from '../support/process-stats.js';
 import { canRunPrivatePostgres, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';

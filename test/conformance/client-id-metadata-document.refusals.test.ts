@@ -40,11 +40,10 @@ describe('a client ID metadata document that cannot be used', () => {
     expect(html).toContain(escaped(WORDS.en.badMetadata));
     const detail = /<code>([^<]*)<\/code>/.exec(html)?.[1] ?? '';
     expect(detail).toContain(escaped(reason));
-    const token = await expectOAuthError(
-      await http.token({ grant_type: 'authorization_code', client_id: clientId, code: 'x', redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) }),
-      401,
-      'invalid_client',
-    );
+    const refused = await http.token({ grant_type: 'authorization_code', client_id: clientId, code: 'x', redirect_uri: REDIRECT, code_verifier: 'v'.repeat(43) });
+    // RFC 6749 section 5.2: a 401 invalid_client carries the challenge, as for any other failed client authentication.
+    expect(refused.headers.get('www-authenticate')).toBe('Basic realm="portico", charset="UTF-8"');
+    const token = await expectOAuthError(refused, 401, 'invalid_client');
     expect(token.error_description).toContain(reason);
     expect(await oauthRows(api)).toBe(0);
     return [detail, escaped(token.error_description)];

@@ -37,6 +37,16 @@ describe('the per-IP rate limit of POST /api/contact', () => {
     expect((await api.post('/api/contact', inquiry(), from('2001:db8:1:3::1'))).status).toBe(200);
   });
 
+  it('counts IPv4 clients behind a NAT64 translator by the IPv4 address each comes from, as if they came directly', async () => {
+    for (let i = 1; i <= 8; i++) expect((await api.post('/api/contact', inquiry(), from(i % 2 ? '64:ff9b::198.51.100.20' : '64:ff9b::c633:6414'))).status).toBe(200);
+    expect((await api.post('/api/contact', inquiry(), from('198.51.100.20'))).status).toBe(429);
+    // Another IPv4 client behind the same translator, and one behind a local-use prefix (RFC 8215).
+    expect((await api.post('/api/contact', inquiry(), from('64:ff9b::198.51.100.21'))).status).toBe(200);
+    for (let i = 1; i <= 8; i++) expect((await api.post('/api/contact', inquiry(), from('64:ff9b:1:0:0:0:203.0.113.50'))).status).toBe(200);
+    expect((await api.post('/api/contact', inquiry(), from('203.0.113.50'))).status).toBe(429);
+    expect((await api.post('/api/contact', inquiry(), from('64:ff9b:1:0:0:0:203.0.113.51'))).status).toBe(200);
+  });
+
   it('records the client IP from X-Forwarded-For on the inquiry', async () => {
     await api.post('/api/contact', inquiry({ email: 'forwarded@example.com' }), from('192.0.2.44'));
     const [latest] = await api.deps.inquiries.list({ limit: 1 });

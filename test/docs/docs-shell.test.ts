@@ -67,7 +67,7 @@ describe('the shell blocks of the docs', () => {
 
     it('docs/mcp.md: the tool is listed, and an inquiry through it is delivered', async () => {
       const output = await runInOrder(runnable('docs/mcp.md'), { BASE: api.url }, work);
-      expect(output).toEqual(['contact_service', '{"ok":true}']);
+      expect(output).toEqual(['contact_service', '["error","fields","ok","retryAfterSeconds"]', '{"ok":true}']);
       const [stored] = await api.deps.inquiries.list({ limit: 1 });
       expect(stored).toMatchObject({ channel: 'mcp', email: 'ana@example.com', status: 'sent' });
     });

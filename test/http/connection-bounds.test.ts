@@ -95,6 +95,15 @@ const busyFrom = async (port: number, from: string) => {
   return socket;
 };
 
+/** Ten pipelined requests from `from` in one write, none of their answers read: resolves once the node closed the connection. */
+async function pipelinedPastTheBound(port: number, from: string): Promise<void> {
+  const flood = await openedFrom(port, from);
+  flood.on('error', () => undefined);
+  const closed = new Promise((resolve) => flood.once('close', resolve));
+  flood.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(10));
+  await closed;
+}
+
 describe('MAX_CONNECTIONS_PER_ADDRESS', () => {
   let api: TestApp;
   beforeAll(async () => {
@@ -136,6 +145,15 @@ describe('MAX_CONNECTIONS_PER_ADDRESS', () => {
     const lines = api.logs.map((line) => JSON.parse(line) as { msg: string; address?: string; reason?: string; level: number }).filter((line) => line.address === '127.0.0.4');
     expect(lines).toEqual([expect.objectContaining({ level: 40, reason: 'address-cap', msg: expect.stringContaining('MAX_CONNECTIONS_PER_ADDRESS (3)') })]);
     for (const socket of held) socket.destroy();
+  });
+
+  it("closes a trusted proxy's connection that pipelines past the bound without barring the proxy, and says so", async () => {
+    const port = Number(new URL(api.url).port);
+    await pipelinedPastTheBound(port, '127.0.0.3');
+    expect(await healthOn(await openedFrom(port, '127.0.0.3'))).toMatch(/^HTTP\/1\.1 200 /);
+    const lines = api.logs.map((line) => JSON.parse(line) as { msg: string; reason?: string }).filter((line) => line.reason === 'pipelining');
+    expect(lines).toEqual([expect.objectContaining({ msg: expect.stringContaining('trusted proxy, which is not barred') })]);
+    expect(lines[0]!.msg).not.toMatch(/barred for a minute/);
   });
 
   it('does not cap a trusted proxy, whose connections carry many clients', async () => {
@@ -222,11 +240,7 @@ describe('an address that pipelines past the bound', () => {
 
   it('is barred for a minute: its next connections are closed at once while another address is served, then let back', async () => {
     const port = Number(new URL(api.url).port);
-    const flood = await openedFrom(port, '127.0.0.5');
-    flood.on('error', () => undefined);
-    const closed = new Promise((resolve) => flood.once('close', resolve));
-    flood.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(10));
-    await closed;
+    await pipelinedPastTheBound(port, '127.0.0.5');
     expect(await closedUnanswered(await openedFrom(port, '127.0.0.5'))).toBe(true);
     expect(await healthOn(await openedFrom(port, '127.0.0.6'))).toMatch(/^HTTP\/1\.1 200 /);
     now += 60_000;
@@ -284,5 +298,40 @@ describe('closing the app', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(answer).not.toMatch(/connection: close/i);
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe('a burst of newcomers', () => {
+  it('waits in the node’s line, not the kernel’s: 1,200 connections made while its event loop is stopped all complete their handshake and are answered', { timeout: 30_000 }, async () => {
+    const node = await startServe({ RATE_LIMITS: 'off', DATABASE_URL: 'sqlite::memory:', MAX_CONNECTIONS_PER_ADDRESS: '2048' });
+    const port = Number(new URL(node.url).port);
+    const handshaken = (socket: Socket) =>
+      new Promise<boolean>((resolve) => {
+        const giveUp = setTimeout(() => resolve(false), 2_000);
+        socket.once('connect', () => {
+          clearTimeout(giveUp);
+          resolve(true);
+        });
+        socket.on('error', () => resolve(false));
+      });
+    const answered = (socket: Socket) =>
+      new Promise<boolean>((resolve) => {
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+        socket.once('close', () => resolve(answer.startsWith('HTTP/1.1 200 ')));
+        socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+      });
+    process.kill(node.child.pid!, 'SIGSTOP');
+    try {
+      const sockets = Array.from({ length: 1_200 }, () => connect(port, '127.0.0.1'));
+      const made = await Promise.all(sockets.map(handshaken));
+      expect(made.filter(Boolean)).toHaveLength(1_200);
+      process.kill(node.child.pid!, 'SIGCONT');
+      expect((await Promise.all(sockets.map(answered))).filter(Boolean)).toHaveLength(1_200);
+    } finally {
+      process.kill(node.child.pid!, 'SIGCONT');
+      node.child.kill('SIGTERM');
+      await node.exited;
+    }
   });
 });

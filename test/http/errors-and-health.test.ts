@@ -33,7 +33,7 @@ describe('errors and probes', () => {
   it('answers /readyz 503 when the database is gone', async () => {
     const broken = await startApp({ RATE_LIMITS: 'off' });
     try {
-      await broken.deps.db.destroy();
+      await broken.deps.engine.destroy();
       const response = await fetch(`${broken.url}/readyz`);
       expect(response.status).toBe(503);
       expect(await response.json()).toMatchObject({ error: 'not_ready', ok: false });

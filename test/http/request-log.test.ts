@@ -104,6 +104,37 @@ describe('the access line', () => {
   });
 });
 
+describe('requests left unanswered by the dozen', () => {
+  let api: TestApp;
+  let now = Date.now();
+  beforeAll(async () => {
+    api = await startApp({ RATE_LIMITS: 'off' }, { clock: { now: () => now } });
+  });
+  afterAll(() => api.close());
+
+  /** A request from `from` whose body never comes, dropped by its client. */
+  const abandoned = async (from: string) => {
+    const socket = connect({ port: Number(new URL(api.url).port), host: '127.0.0.1', localAddress: from });
+    await once(socket, 'connect');
+    socket.write(`POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+  };
+  const unansweredFrom = (ip: string) => parse(api.logs.join('')).filter((line) => line.msg === 'request not answered' && line.ip === ip);
+
+  it('writes one line an address a minute, then one with how many it left out, as for closed connections', async () => {
+    for (let i = 0; i < 6; i++) await abandoned('127.0.0.21');
+    await abandoned('127.0.0.22');
+    await vi.waitFor(() => expect(unansweredFrom('127.0.0.22')).toHaveLength(1));
+    expect(unansweredFrom('127.0.0.21')).toHaveLength(1);
+    expect(unansweredFrom('127.0.0.21')[0]).not.toHaveProperty('moreSinceLastLine');
+    now += 60_000;
+    await abandoned('127.0.0.21');
+    await vi.waitFor(() => expect(unansweredFrom('127.0.0.21')).toHaveLength(2));
+    expect(unansweredFrom('127.0.0.21')[1]).toMatchObject({ level: 40, moreSinceLastLine: 5 });
+  });
+});
+
 describe('behind a trusted proxy (TRUST_PROXY)', () => {
   let api: TestApp;
   let http: OAuthTestClient;

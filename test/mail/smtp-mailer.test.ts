@@ -77,6 +77,16 @@ describe('smtpMailer delivering', () => {
     expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
     expect(server.raw.map(subjectOf).sort()).toEqual([...sent].sort());
   });
+
+  it('delivers a burst to a capped relay that takes 2.5 s over each message, the connections over the cap waiting for the first', async () => {
+    const slowly = (_address: unknown, _session: unknown, callback: (error?: Error) => void) => void setTimeout(callback, 2_500);
+    const server = track(await startRealSmtpServer({ ...plain, maxClients: 3, onMailFrom: slowly }));
+    const mailer = mailerFor(server.url, { SMTP_MAX_CONNECTIONS: '5' });
+    const sent = subjects(6, 'slow');
+    const outcomes = await Promise.allSettled(sent.map((subject) => mailer.send(message({ subject }))));
+    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+    expect(server.raw.map(subjectOf).sort()).toEqual([...sent].sort());
+  }, 20_000);
 });
 
 describe('smtpMailer when the server refuses a message', () => {
@@ -145,6 +155,14 @@ describe('smtpMailer when the server drops a connection', () => {
     expect(error).toBeInstanceOf(MailDeliveryError);
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
     expect(since(started)).toBeLessThan(1_000);
+  });
+
+  it('fails every message of a burst at once where nothing listens, none waiting on another', async () => {
+    const mailer = mailerFor(`smtp://127.0.0.1:${await freePort()}`, { SMTP_MAX_CONNECTIONS: '3' });
+    const started = Date.now();
+    const outcomes = await Promise.allSettled(subjects(10, 'refused').map((subject) => mailer.send(message({ subject }))));
+    expect(outcomes.map((o) => o.status)).toEqual(Array(10).fill('rejected'));
+    expect(since(started)).toBeLessThan(2_000);
   });
 });
 

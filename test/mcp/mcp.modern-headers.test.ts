@@ -23,6 +23,17 @@ describe('POST /mcp with 2026-07-28 requests', () => {
     expect(result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'portico' });
   });
 
+  it('answers subscriptions/listen as every method it does not offer (-32601), since server/discover promises no list changes', async () => {
+    const discovered = (await (await send('server/discover', {}, { 'mcp-method': 'server/discover' })).json()).result.capabilities;
+    expect(discovered).toMatchObject({ tools: { listChanged: false }, resources: { listChanged: false } });
+    expect(discovered.resources).not.toHaveProperty('subscribe');
+    const listen = await send('subscriptions/listen', { filter: { toolsListChanged: true } }, { 'mcp-method': 'subscriptions/listen' });
+    const prompts = await send('prompts/list', {}, { 'mcp-method': 'prompts/list' });
+    expect(listen.headers.get('content-type')).toMatch(/^application\/json/);
+    expect([listen.status, await listen.json()]).toEqual([prompts.status, await prompts.json()]);
+    expect(prompts.status).toBe(404);
+  });
+
   it('lists the tools when the headers mirror the body', async () => {
     const response = await send('tools/list', {}, { 'mcp-method': 'tools/list' });
     expect(response.status).toBe(200);

@@ -55,7 +55,15 @@ describe('npm start under a supervisor', () => {
     for (let i = 0; i < 100 && (await healthz()) !== 200; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     // env -S execs node in the same process: its command line carries the flags.
     const commandLine = (await readFile(`/proc/${bin.pid}/cmdline`, 'utf8')).split('\0');
-    expect(commandLine.slice(0, 5)).toEqual(['node', '--heap-growing-percent=25', '--v8-pool-size=1', '--no-allocation-site-pretenuring', '--no-compact-code-space']);
+    expect(commandLine.slice(0, 7)).toEqual([
+      'node',
+      '--heap-growing-percent=25',
+      '--v8-pool-size=1',
+      '--no-allocation-site-pretenuring',
+      '--no-compact-code-space',
+      '--max-semi-space-size=16',
+      '--no-maglev',
+    ]);
     bin.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);
   });

@@ -1,4 +1,6 @@
-// SIGTERM: `portico serve` stops taking connections, finishes the inquiry it is sending, and exits 0 within 10 s.
+// SIGTERM: `portico serve` stops taking connections, finishes the inquiry it is sending, and exits 0 within 10 s;
+// in a roll (D22) /readyz answers 503 at once while the node still serves for SHUTDOWN_DRAIN, and what reaches it
+// once it closes gets Portico's own error body, never Fastify's.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -8,6 +10,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServe, type ServeProcess } from '../support/serve-process.js';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js';
+import { startRealSmtpServer } from '../support/smtp-tls.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 
 let dir: string | undefined;
@@ -104,6 +107,32 @@ describe('portico serve on SIGTERM', () => {
     }
   });
 
+  it('waits for an acknowledgement still on its way to the relay after the inquiry was answered, then exits 0', { timeout: 20_000 }, async () => {
+    dir = await mkdtemp(join(tmpdir(), 'portico-shutdown-'));
+    // The team's message is taken at once; the note to the sender waits 2.5 s at RCPT TO.
+    const relay = await startRealSmtpServer({
+      disabledCommands: ['STARTTLS'],
+      onRcptTo: (address, _session, callback) => void setTimeout(callback, address.address === 'sender@example.com' ? 2_500 : 0),
+    });
+    try {
+      server = await startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, SMTP_URL: relay.url, MAIL_ACKNOWLEDGE: 'on', MAIL_TO: 'team@portico.example', RATE_LIMITS: 'off' });
+      const { authorization } = await bearer(server.url);
+      const answer = await fetch(`${server.url}/api/contact`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization },
+        body: JSON.stringify({ name: 'Bearer Sender', email: 'sender@example.com', message: 'Answered before its acknowledgement went.', privacy: true }),
+      });
+      expect(answer.status).toBe(200);
+      expect(relay.raw).toHaveLength(1);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(relay.raw.map((raw) => /^To: (.*)\r$/m.exec(raw)?.[1])).toEqual(['team@portico.example', 'Bearer Sender <sender@example.com>']);
+      expect(server.output()).not.toMatch(/acknowledgement (failed|not delivered)/);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('gives up a webhook call to an endpoint that never answers in the same way, within 10 s', { timeout: 20_000 }, async () => {
     dir = await mkdtemp(join(tmpdir(), 'portico-shutdown-'));
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
@@ -131,5 +160,87 @@ describe('portico serve on SIGTERM', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+/** A client-credentials token for contact:write from a newly registered client. */
+async function bearer(base: string): Promise<{ authorization: string }> {
+  const client = (await (
+    await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'CRM', grant_types: ['client_credentials'] }) })
+  ).json()) as {
+    client_id: string;
+    client_secret: string;
+  };
+  const token = await fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials', scope: 'contact:write' }),
+  });
+  return { authorization: `Bearer ${((await token.json()) as { access_token: string }).access_token}` };
+}
+
+async function serve(env: Record<string, string>): Promise<ServeProcess> {
+  dir = await mkdtemp(join(tmpdir(), 'portico-drain-'));
+  return startServe({ DATABASE_URL: `sqlite:${join(dir, 'p.sqlite')}`, RATE_LIMITS: 'off', ...env });
+}
+
+describe('portico serve told to stop', () => {
+  it('answers /readyz 503 shutting_down at once, serves everything else for SHUTDOWN_DRAIN with Connection: close, then exits 0', { timeout: 20_000 }, async () => {
+    server = await serve({ SHUTDOWN_DRAIN: '2s' });
+    const stoppedAt = Date.now();
+    server.child.kill('SIGTERM');
+    // The signal is taken within a few milliseconds; /readyz is asked until it says so.
+    let ready = await fetch(`${server.url}/readyz`);
+    while (ready.status === 200 && Date.now() - stoppedAt < 1_000) ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(ready.headers.get('retry-after')).toBe('1');
+    expect(await ready.json()).toEqual({ error: 'shutting_down', error_description: 'this node is shutting down', ok: false });
+
+    const metadata = await fetch(`${server.url}/.well-known/oauth-authorization-server`);
+    expect(metadata.status).toBe(200);
+    expect(metadata.headers.get('connection')).toBe('close');
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(Date.now() - stoppedAt).toBeLessThan(2_000);
+
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('answers a request that reaches it while it closes with its own 503 shutting_down, Retry-After and Connection: close', { timeout: 20_000 }, async () => {
+    smtp = await startSmtpServer('slow');
+    server = await serve({ SMTP_URL: smtp.url });
+    // An inquiry whose e-mail the relay takes 1.5 s to accept holds its connection open while the node closes;
+    // a second request is sent on that connection once the node takes no new one.
+    const body = JSON.stringify({ name: 'Last Visitor', email: 'last@example.com', message: 'Sent while the node stops.', privacy: true });
+    const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    socket.write(`POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    while (smtp.messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    server.child.kill('SIGTERM');
+    while (
+      await fetch(`${server.url}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    socket.write('GET /.well-known/oauth-authorization-server HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await closed;
+
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(second).toMatch(/\r\nconnection: close\r\n/i);
+    expect(second).toMatch(/\r\ncontent-type: application\/json; charset=utf-8\r\n/i);
+    expect(JSON.parse(second!.slice(second!.indexOf('\r\n\r\n') + 4))).toEqual({
+      error: 'shutting_down',
+      error_description: 'this node is shutting down; send the request again (another node takes it)',
+      ok: false,
+    });
+    expect(await server.exited).toEqual({ code: 0, signal: null });
   });
 });

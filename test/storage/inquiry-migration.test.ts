@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
-import { inquiryStore } from '../../src/adapters/stores.js';
-import { migrateToLatest, migrateUpTo } from '../../src/adapters/sql/migrations.js';
+import { openDatabase, type Engine } from '../../src/adapters/sql/database.js';
+import { migrateLegacyUpTo } from '../../src/adapters/sql/legacy-migrations.js';
+import { migrateToLatest } from '../../src/adapters/sql/migration-runner.js';
 import type { Inquiry, NewInquiry } from '../../src/ports/inquiry-store.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
 
@@ -86,7 +86,7 @@ const fresh = (n: number, idempotencyKey: string | null): NewInquiry => {
   return { ...rest, contentHash: `c${n}` };
 };
 
-function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Promise<void> }>) {
+function upgradeSuite(engine: string, open: () => Promise<{ engine: Engine; close(): Promise<void> }>) {
   describe(`an inquiries table of the previous version, on ${engine}`, () => {
     let close: (() => Promise<void>) | undefined;
     afterEach(() => close?.());
@@ -94,13 +94,14 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
     it('keeps every inquiry as it was, still refuses a repeated Idempotency-Key, and still finds the stalled ones', async () => {
       const opened = await open();
       close = opened.close;
-      const { db } = opened;
-      await migrateUpTo(db, '0002_oauth');
+      const { engine } = opened;
+      const { db } = engine;
+      await migrateLegacyUpTo(db, engine.name, '0002_oauth');
       await db.insertInto('inquiries').values(EARLIER.map(row)).execute();
 
-      await migrateToLatest(db);
+      await migrateToLatest(engine);
 
-      const store = inquiryStore(db);
+      const store = engine.inquiries;
       for (const earlier of EARLIER) expect(await store.get(earlier.id)).toEqual(earlier);
       expect((await store.listStalled(NOW - 60_000, 10)).map((i) => i.id)).toEqual([EARLIER[2]!.id]);
       expect(await store.listDue(NOW, 10)).toEqual([]);
@@ -116,8 +117,9 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
     it('finds every inquiry of an address however it was typed, in rows written before the normalized column and beside it by a node of that version', async () => {
       const opened = await open();
       close = opened.close;
-      const { db } = opened;
-      await migrateUpTo(db, '0006_failed_inquiries');
+      const { engine } = opened;
+      const { db } = engine;
+      await migrateLegacyUpTo(db, engine.name, '0006_failed_inquiries');
       // More than one batch of the backfill, the person's three rows among the last.
       const typed = ['Privacy.Case@Example.COM', 'privacy.case@example.com', 'PRIVACY.CASE@ｅｘａｍｐｌｅ．ｃｏｍ'];
       const rows = Array.from({ length: 1_203 }, (_, n) => row(inquiry(n, { id: `earlier-${String(n).padStart(4, '0')}`, email: n >= 1_200 ? typed[n - 1_200]! : `visitor${n}@Example.com` })));
@@ -127,9 +129,9 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
           .values(rows.slice(i, i + 300))
           .execute();
 
-      await migrateToLatest(db);
+      await migrateToLatest(engine);
 
-      const store = inquiryStore(db);
+      const store = engine.inquiries;
       expect(await store.idsMatching({ email: 'privacy.case@example.com' }, 10)).toEqual(['earlier-1200', 'earlier-1201', 'earlier-1202']);
       expect(await store.count({ email: 'VISITOR7@example.com' })).toBe(1);
       expect((await store.get('earlier-1202'))?.email).toBe(typed[2]);
@@ -147,11 +149,11 @@ function upgradeSuite(engine: string, open: () => Promise<{ db: Db; close(): Pro
 
 upgradeSuite('SQLite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'portico-upgrade-'));
-  const db = openDatabase({ engine: 'sqlite', path: join(dir, 'p.sqlite') });
+  const engine = openDatabase({ engine: 'sqlite', path: join(dir, 'p.sqlite') });
   return {
-    db,
+    engine,
     async close() {
-      await db.destroy();
+      await engine.destroy();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -160,11 +162,11 @@ upgradeSuite('SQLite', async () => {
 if (await postgresAvailable('inquiry-migration.test.ts')) {
   upgradeSuite('PostgreSQL', async () => {
     const database: TestDatabase = await createDatabase();
-    const db = openDatabase({ engine: 'postgres', url: database.url });
+    const engine = openDatabase({ engine: 'postgres', url: database.url });
     return {
-      db,
+      engine,
       async close() {
-        await db.destroy();
+        await engine.destroy();
         await database.drop();
       },
     };

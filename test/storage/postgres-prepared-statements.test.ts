@@ -3,7 +3,7 @@
 // prepared statements (Debian's 1.18).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { namedStatements, preparedMark } from '../../src/adapters/sql/prepared-statements.js';
+import { namedStatements, preparedMark } from '../../src/adapters/postgres/prepared-statements.js';
 import { freePort } from '../support/app.js';
 import { hasPgBouncer, PGBOUNCER, startPgBouncer, type PgBouncer } from '../support/pgbouncer.js';
 import { createDatabase, postgresAvailable, type TestDatabase } from '../support/postgres.js';
@@ -121,9 +121,10 @@ describe.skipIf(!available)('the token endpoint on PostgreSQL', () => {
     async () => {
       // Fewer server connections than the node's pool: its client connections take turns on them.
       bouncer = await startPgBouncer(database.url, await freePort(), 3);
-      // Sixty token requests under way at once from this one address: more than the share of connections one
-      // address may hold (D19), which this test is not about.
-      const node = await startServe({ DATABASE_URL: bouncer.url, RATE_LIMITS: 'off', MAX_CONNECTIONS_PER_ADDRESS: '100' });
+      // Sixty token requests under way at once from this one address, round after round: more than the share
+      // of connections one address may hold (D19), which this test is not about. Node 24's fetch keeps more
+      // connections than it uses, and the node's making room by closing an idle one raced a request sent on it.
+      const node = await startServe({ DATABASE_URL: bouncer.url, RATE_LIMITS: 'off', MAX_CONNECTIONS_PER_ADDRESS: '10000' });
       nodes.push(node);
       const authorization = await registeredClient(node.url);
       for (let round = 0; round < 5; round++) expect(new Set(await tokens(node.url, authorization, 60))).toEqual(new Set([200]));

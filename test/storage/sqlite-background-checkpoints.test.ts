@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { checkpointInBackground } from '../../src/adapters/sqlite/checkpoints.js';
-import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
-import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
+import type { Engine } from '../../src/adapters/sql/engine.js';
+import { sqliteEngine } from '../../src/adapters/sqlite/engine.js';
+import { migrateToLatest } from '../../src/adapters/sql/migration-runner.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -32,27 +32,32 @@ function logCollector() {
   };
 }
 
+/** The node's engine on the database file, its checkpoint thread running every `intervalMs` once started. */
+const open = (path: string, intervalMs: number) => sqliteEngine(path, { checkpointIntervalMs: intervalMs });
+
 describe('SQLite checkpoints on a serving node', () => {
   let dir: string;
   let path: string;
-  let db: Db;
+  let engine: Engine;
+  let db: Engine['db'];
   let stop: (() => Promise<void>) | undefined;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'portico-checkpoints-'));
     path = join(dir, 'portico.sqlite');
-    db = openDatabase({ engine: 'sqlite', path });
-    await migrateToLatest(db);
+    engine = open(path, 20);
+    db = engine.db;
+    await migrateToLatest(engine);
   });
   afterEach(async () => {
     await stop?.();
     stop = undefined;
-    await db.destroy();
+    await engine.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('copies what another process wrote into the database file while the node is idle', async () => {
-    stop = checkpointInBackground(db, logCollector(), 20)!.stop;
+    stop = engine.serveInBackground(logCollector())!.stop;
     const before = statSync(path).size;
     writeFromAnotherProcess(path);
     for (let i = 0; i < 100 && statSync(path).size < before + 7_000_000; i++) await sleep(20);
@@ -60,7 +65,7 @@ describe('SQLite checkpoints on a serving node', () => {
   });
 
   it('keeps the write-ahead log small while the node commits every millisecond', async () => {
-    stop = checkpointInBackground(db, logCollector(), 20)!.stop;
+    stop = engine.serveInBackground(logCollector())!.stop;
     await sql`create table ballast (b blob)`.execute(db);
     // 20 MB in commits of 40 kB: the log is never copied whole while they come. Without the thread it
     // would hold all 20 MB; with it, what comes between two checkpoints, which a busy machine can delay
@@ -73,7 +78,10 @@ describe('SQLite checkpoints on a serving node', () => {
   });
 
   it("never checkpoints in the node's own commits, however long the write-ahead log", async () => {
-    stop = checkpointInBackground(db, logCollector(), 3_600_000)!.stop;
+    await engine.destroy();
+    engine = open(path, 3_600_000);
+    db = engine.db;
+    stop = engine.serveInBackground(logCollector())!.stop;
     const before = statSync(path).size;
     writeFromAnotherProcess(path);
     // The node's next commit finds 2,000 pages in the log: SQLite's own rule would checkpoint them in it.
@@ -82,8 +90,8 @@ describe('SQLite checkpoints on a serving node', () => {
   });
 
   it('stops cleanly: its connection is closed, so the last one to close leaves no write-ahead log behind', async () => {
-    await checkpointInBackground(db, logCollector(), 20)!.stop();
-    await db.destroy();
+    await engine.serveInBackground(logCollector())!.stop();
+    await engine.destroy();
     expect(existsSync(`${path}-wal`)).toBe(false);
   });
 
@@ -92,7 +100,7 @@ describe('SQLite checkpoints on a serving node', () => {
     // The thread opens the database by its name, which no longer leads to it; the node keeps its open file.
     const moved = join(dir, 'moved.sqlite');
     renameSync(path, moved);
-    stop = checkpointInBackground(db, log, 20)!.stop;
+    stop = engine.serveInBackground(log)!.stop;
     for (let i = 0; i < 100 && !log.lines.some((line) => line.msg.includes('stopped')); i++) await sleep(20);
     expect(log.lines.map((line) => line.level)).toEqual(['error', 'error']);
     const before = statSync(moved).size;
@@ -103,8 +111,8 @@ describe('SQLite checkpoints on a serving node', () => {
   });
 
   it('is not started for a database in memory', () => {
-    const memory = openDatabase({ engine: 'sqlite', path: ':memory:' });
-    expect(checkpointInBackground(memory, logCollector())).toBeUndefined();
+    const memory = sqliteEngine(':memory:');
+    expect(memory.serveInBackground(logCollector())).toBeUndefined();
     void memory.destroy();
   });
 });

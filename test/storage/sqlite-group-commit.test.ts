@@ -1,18 +1,14 @@
-// src/adapters/sqlite/direct.ts: on SQLite the hot statements bypass Kysely and their writes are
+// src/adapters/sqlite/direct.ts and lock-waiting-driver.ts: on SQLite the hot statements bypass Kysely and their writes are
 // committed in groups. Each write must still settle on its own, and none may slip into (or be rolled
 // back with) a transaction Kysely holds open across an await.
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/adapters/sql/database.js';
-import { inquiryStore, oauthStore } from '../../src/adapters/stores.js';
-import { migrateToLatest } from '../../src/adapters/sql/migrations.js';
+import { openDatabase, type Engine } from '../../src/adapters/sql/database.js';
+import { migrateToLatest } from '../../src/adapters/sql/migration-runner.js';
 import type { Client, Token } from '../../src/ports/oauth-store.js';
 import type { NewInquiry } from '../../src/ports/inquiry-store.js';
 
@@ -65,15 +61,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('SQLite group commit', () => {
   let dir: string;
-  let db: Db;
+  let engine: Engine;
+  let db: Engine['db'];
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'portico-group-commit-'));
-    db = openDatabase({ engine: 'sqlite', path: join(dir, 'portico.sqlite') });
-    await migrateToLatest(db);
+    engine = openDatabase({ engine: 'sqlite', path: join(dir, 'portico.sqlite') });
+    db = engine.db;
+    await migrateToLatest(engine);
   });
   afterEach(async () => {
-    await db.destroy();
+    await engine.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -81,7 +79,7 @@ describe('SQLite group commit', () => {
     const other = new SQLite(join(dir, 'portico.sqlite'));
     try {
       other.exec('begin immediate');
-      const store = inquiryStore(db);
+      const store = engine.inquiries;
       const stored = store.create(inquiry('while-locked'));
       // Timers still fire while the write waits: SQLite's busy handler would have slept in this thread.
       const started = performance.now();
@@ -95,45 +93,53 @@ describe('SQLite group commit', () => {
     }
   });
 
-  it('gives up a write after five seconds of another process holding the lock, as busy_timeout did', async () => {
+  it('gives up a write after five seconds of another process holding the lock, answering store_unavailable', async () => {
     const other = new SQLite(join(dir, 'portico.sqlite'));
     try {
       other.exec('begin immediate');
       const started = performance.now();
-      await expect(inquiryStore(db).create(inquiry('never'))).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      await expect(engine.inquiries.create(inquiry('never'))).rejects.toMatchObject({ code: 'store_unavailable', status: 503, cause: { code: 'SQLITE_BUSY' } });
       expect(performance.now() - started).toBeGreaterThanOrEqual(4_900);
       other.exec('rollback');
-      expect(await inquiryStore(db).get('never')).toBeUndefined();
+      expect(await engine.inquiries.get('never')).toBeUndefined();
     } finally {
       other.close();
     }
   }, 10_000);
 
-  it("leaves the other statements waiting for another process's lock as busy_timeout says: a registration waits out a brief lock", async () => {
-    const oauth = oauthStore(db);
-    await inquiryStore(db).create(inquiry('committed-in-a-group'));
-    // Another thread holds the write lock for 50 ms: this one's statement sleeps in SQLite's busy handler meanwhile.
-    const holder = new Worker(
-      `const { parentPort, workerData } = require('node:worker_threads');
-       const db = new (require(workerData.driver))(workerData.path);
-       db.exec('begin immediate');
-       parentPort.postMessage('locked');
-       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-       db.exec('commit');
-       db.close();`,
-      { eval: true, workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path: join(dir, 'portico.sqlite') } },
-    );
+  it("waits for another process's lock on a timer in the other statements too (an OAuth registration), the event loop going on", async () => {
+    const other = new SQLite(join(dir, 'portico.sqlite'));
     try {
-      await once(holder, 'message');
-      await expect(oauth.createClient(client)).resolves.toBeUndefined();
-      expect(await oauth.getClient(client.clientId)).toMatchObject({ clientId: client.clientId });
+      other.exec('begin immediate');
+      const registered = engine.oauth.createClient(client);
+      // Timers still fire while the registration waits: SQLite's busy handler would have slept in this thread.
+      const started = performance.now();
+      await sleep(50);
+      expect(performance.now() - started).toBeLessThan(200);
+      other.exec('commit');
+      await expect(registered).resolves.toBeUndefined();
+      expect(await engine.oauth.getClient(client.clientId)).toMatchObject({ clientId: client.clientId });
     } finally {
-      await holder.terminate();
+      other.close();
     }
   });
 
+  it("answers store_unavailable with Retry-After, not the driver's error, when the other statements wait five seconds in vain", async () => {
+    const other = new SQLite(join(dir, 'portico.sqlite'));
+    try {
+      other.exec('begin immediate');
+      const started = performance.now();
+      await expect(engine.oauth.createClient(client)).rejects.toMatchObject({ code: 'store_unavailable', status: 503, headers: { 'Retry-After': '5' } });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(4_900);
+      other.exec('rollback');
+      expect(await engine.oauth.getClient(client.clientId)).toBeUndefined();
+    } finally {
+      other.close();
+    }
+  }, 10_000);
+
   it('settles each write of a group on its own: a duplicate key fails alone, the rest are stored', async () => {
-    const oauth = oauthStore(db);
+    const oauth = engine.oauth;
     await oauth.createClient(client);
     await oauth.saveTokens([token('key-0')]);
     const results = await Promise.allSettled(['key-1', 'key-0', 'key-2', 'key-3'].map((key) => oauth.saveTokens([token(key)])));
@@ -142,7 +148,7 @@ describe('SQLite group commit', () => {
   });
 
   it('saves an access and a refresh token together or not at all', async () => {
-    const oauth = oauthStore(db);
+    const oauth = engine.oauth;
     await oauth.createClient(client);
     await oauth.saveTokens([token('taken')]);
     const refresh = { ...token('taken'), kind: 'refresh' as const };
@@ -151,7 +157,7 @@ describe('SQLite group commit', () => {
   });
 
   it('tells each of two concurrent inquiries with one Idempotency-Key whether it was the one stored', async () => {
-    const inquiries = inquiryStore(db);
+    const inquiries = engine.inquiries;
     const created = await Promise.all([inquiries.create(inquiry('id-1', 'same')), inquiries.create(inquiry('id-2', 'same')), inquiries.create(inquiry('id-3'))]);
     expect(created.map((c) => c.stored)).toEqual([true, false, true]);
     expect(await inquiries.get('id-2')).toBeUndefined();
@@ -162,7 +168,7 @@ describe('SQLite group commit', () => {
   });
 
   it('commits a write made while a transaction is open after it, not inside it: its rollback keeps the write', async () => {
-    const oauth = oauthStore(db);
+    const oauth = engine.oauth;
     await oauth.createClient(client);
     let saved: Promise<boolean> | undefined;
     const rolledBack = db.transaction().execute(async (trx) => {
@@ -178,7 +184,7 @@ describe('SQLite group commit', () => {
   });
 
   it('answers a read made while a transaction is open from committed data only', async () => {
-    const oauth = oauthStore(db);
+    const oauth = engine.oauth;
     await oauth.createClient(client);
     let seen: Promise<Client | undefined> | undefined;
     const rolledBack = db.transaction().execute(async (trx) => {

@@ -21,6 +21,11 @@ export interface Nginx {
   pid: number;
   /** Its access log, `$request_id $request_uri` a line, when asked for. */
   accessLog: string;
+  /**
+   * Proxies to `upstreams` from now on, as an operator's `nginx -s reload` does: the workers that had the
+   * old list finish their requests under way and close their connections, the new ones take the rest.
+   */
+  route(upstreams: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -38,9 +43,10 @@ export async function startNginx(parent: string, port: number, upstreams: readon
     await chmod(join(dir, temp), 0o777);
   }
   const accessLog = join(dir, 'access.log');
-  await writeFile(
-    join(dir, 'nginx.conf'),
-    `worker_processes 1;
+  const configure = (hosts: readonly string[]) =>
+    writeFile(
+      join(dir, 'nginx.conf'),
+      `worker_processes 1;
 error_log ${dir}/error.log warn;
 pid ${dir}/nginx.pid;
 events { worker_connections 1024; }
@@ -50,7 +56,7 @@ http {
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   limit_conn_zone $binary_remote_addr zone=portico_clients:10m;
-  upstream portico { ${upstreams.map((host) => `server ${host};`).join(' ')} keepalive 32; }
+  upstream portico { ${hosts.map((host) => `server ${host};`).join(' ')} keepalive 32; }
   server {
     listen 127.0.0.1:${port};
     limit_conn portico_clients ${options.requestsPerClient ?? 32};
@@ -58,7 +64,8 @@ http {
   }
 }
 `,
-  );
+    );
+  await configure(upstreams);
   const child = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let errors = '';
   child.stderr!.on('data', (chunk) => (errors += chunk));
@@ -77,6 +84,12 @@ http {
     url,
     pid: child.pid!,
     accessLog,
+    async route(hosts) {
+      await configure(hosts);
+      child.kill('SIGHUP');
+      // nginx starts the new workers at once; the old ones end once their requests are answered.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    },
     async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGQUIT');

@@ -44,7 +44,9 @@ export async function createDatabase(): Promise<TestDatabase> {
       const client = new pg.Client({ connectionString: url.href });
       await client.connect();
       try {
-        const { rows } = await client.query<{ tablename: string }>("select tablename from pg_tables where schemaname = 'public' and tablename not like 'portico_migrations%'");
+        const { rows } = await client.query<{ tablename: string }>(
+          "select tablename from pg_tables where schemaname = 'public' and tablename not like 'portico_migrations%' and tablename <> 'portico_schema_migrations'",
+        );
         if (rows.length) await client.query(`truncate ${rows.map((row) => `"${row.tablename}"`).join(', ')}`);
       } finally {
         await client.end();

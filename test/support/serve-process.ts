@@ -16,9 +16,10 @@ export interface ServeProcess {
 
 /**
  * Starts `portico serve` (dist/, which `npm test` builds first) with only PATH and `env`, and waits until /healthz
- * answers 200. `command`: another way of starting it (the bin itself, as a supervisor runs it).
+ * answers 200 (within `withinMs`, 10 s by default). `command`: another way of starting it (the bin itself, as a supervisor
+ * runs it, or another release's).
  */
-export async function startServe(env: Record<string, string>, options: { port?: number; cwd?: string; command?: [string, ...string[]] } = {}): Promise<ServeProcess> {
+export async function startServe(env: Record<string, string>, options: { port?: number; cwd?: string; command?: [string, ...string[]]; withinMs?: number } = {}): Promise<ServeProcess> {
   const port = options.port ?? (await freePort());
   const [program, ...args] = options.command ?? [process.execPath, `${ROOT}dist/cli.js`, 'serve'];
   const child = spawn(program, args, {
@@ -32,7 +33,7 @@ export async function startServe(env: Record<string, string>, options: { port?: 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const server = { url: `http://127.0.0.1:${port}`, child, output: () => output, exited };
 
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + (options.withinMs ?? 10_000);
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`portico serve exited before listening:\n${output}`);
     const status = await fetch(`${server.url}/healthz`).then(
@@ -48,5 +49,5 @@ export async function startServe(env: Record<string, string>, options: { port?: 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   child.kill('SIGKILL');
-  throw new Error(`portico serve did not answer /healthz within 10 s:\n${output}`);
+  throw new Error(`portico serve did not answer /healthz within ${(options.withinMs ?? 10_000) / 1000} s:\n${output}`);
 }

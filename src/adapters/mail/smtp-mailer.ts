@@ -1,7 +1,7 @@
 // Mail through the operator's relay: nodemailer's pooled SMTP transport, with the settings of config/mail.ts.
 import { setTimeout as sleep } from 'node:timers/promises';
 import nodemailer from 'nodemailer';
-import type { SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
+import type { default as SMTPPool, SMTPPoolOptions } from 'nodemailer/lib/smtp-pool';
 import type { DkimSettings, SmtpSettings } from '../../config/mail.js';
 import { MailDeliveryError, type Mailer, type MailMessage } from '../../ports/mailer.js';
 import { nodemailerOptions } from './nodemailer-message.js';
@@ -15,12 +15,14 @@ const TIMEOUTS = { connectionTimeout: 5_000, greetingTimeout: 5_000, socketTimeo
 const STOPPING = Symbol('stopping');
 // How long a message refused at connection waits before it looks again for an open connection.
 const REFUSED_RETRY_MS = 250;
+// A relay that took a message this recently is up: longer than the longest wait between two tries.
+const RELAY_UP_MS = 2_000;
 
 export interface SmtpMailerOptions {
   smtp: SmtpSettings;
   dkim: DkimSettings | undefined;
   /** nodemailer's own log lines (connections, retries), at debug: they never carry message content. */
-  log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void; isLevelEnabled?(level: string): boolean };
+  log: { debug(obj: object, msg: string): void; warn(obj: object, msg: string): void };
 }
 
 /**
@@ -30,27 +32,39 @@ export interface SmtpMailerOptions {
 export function smtpMailer(options: SmtpMailerOptions): Mailer {
   const { smtp } = options;
   const transport = nodemailer.createTransport(transportOptions(options));
-  // The pool's open connections. nodemailer keeps them in a field of its own and has no public count;
-  // were the field ever gone, this reads 0 and a refused message fails at once, as without the wait.
-  const openConnections = () => (transport.transporter as unknown as { _connections?: unknown[] })._connections?.length ?? 0;
-  const deadlines = deadlineSweeper(SMTP_SEND_DEADLINE_MS);
+  const pool = transport.transporter as unknown as SMTPPool;
+  // When the relay last took a message from this pool. nodemailer counts its open connections in no
+  // public member; what the relay did says whether it is up and holds connections of ours.
+  let lastDelivered = -Infinity;
+  /** Whether a message first refused at connection at `refusedAt` may wait for one of the pool's connections. */
+  const connectionsOpen = (refusal: unknown, refusedAt: number) =>
+    (refusal as SmtpFailure).responseCode === 421
+      ? // A relay that greets with 421 is up: the pool's other messages (nodemailer's public count) are
+        // being delivered on connections it took, or one was lately and its connection is kept open.
+        pool.pendingCount() > 0 || performance.now() - lastDelivered < RELAY_UP_MS
+      : // A refused TCP connection is a cap only if the relay has taken a message since: else it is down.
+        lastDelivered > refusedAt;
+  const deadlines = sendDeadlines(SMTP_SEND_DEADLINE_MS);
 
   async function sendWithin(message: MailMessage, abort: AbortSignal, deadline: AbortSignal): Promise<void> {
     const mail = { ...nodemailerOptions(message), signal: abort };
+    let refusedAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
         await transport.sendMail(mail);
+        lastDelivered = performance.now();
         return;
       } catch (error) {
         // A relay that caps its connections per client (3 is common at providers) greets the one over
-        // its cap with 421, or refuses it. That message never left: it waits for a connection that is
-        // delivering, while one is open, instead of failing. With none open the relay is down or
-        // closed to us, and the answer is due at once.
+        // its cap with 421, or refuses it. That message never left: it waits for one of the connections
+        // that are delivering, instead of failing. With none open the relay is down or closed to us, and
+        // the answer is due at once.
         if (refusedAtConnection(error) && !abort.aborted) {
+          refusedAt ??= performance.now();
           await sleep(Math.min(REFUSED_RETRY_MS * attempt, 1_000), undefined, { signal: abort }).catch(() => {});
           // The deadline may have passed during the sleep.
           // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
-          if (openConnections() > 0 && !abort.aborted) continue;
+          if (connectionsOpen(error, refusedAt) && !abort.aborted) continue;
         }
         throw deliveryError(error, abort, deadline);
       }
@@ -64,7 +78,7 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
       try {
         await sendWithin(message, abort, deadline.signal);
       } finally {
-        deadlines.end(deadline);
+        deadline.end();
       }
     },
     async verify() {
@@ -83,7 +97,7 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
     },
     async close() {
       // A send still running after its request was answered (shutdown) must not deliver behind our back.
-      (transport.transporter as { close(options?: { force?: boolean }): void }).close({ force: true });
+      pool.close({ force: true });
     },
   };
 
@@ -109,51 +123,30 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
         rejectUnauthorized: !smtp.tlsInsecure,
       },
       dkim: dkim && { domainName: dkim.domain, keySelector: dkim.selector, privateKey: dkim.privateKey },
-      // Formatting nodemailer's lines is a real part of a message's cost: they are made only when they are kept.
-      logger: log.isLevelEnabled?.('debug') === false ? false : nodemailerLogger(log),
+      logger: nodemailerLogger(log),
     };
   }
 }
 
-/**
- * One AbortController a message, aborted by a single timer that looks twice a second for the expired:
- * AbortSignal.timeout keeps a timer of its own for each.
- */
-function deadlineSweeper(limitMs: number) {
-  interface Deadline {
-    at: number;
-    controller: AbortController;
-    signal: AbortSignal;
-  }
-  // Every deadline has the same length: insertion order is expiry order.
-  const running = new Set<Deadline>();
-  let timer: NodeJS.Timeout | undefined;
-  const sweep = () => {
-    const now = Date.now();
-    for (const deadline of running) {
-      if (deadline.at > now) break;
-      running.delete(deadline);
-      deadline.controller.abort();
-    }
-    if (running.size === 0) {
-      clearInterval(timer);
-      timer = undefined;
-    }
-  };
+/** A deadline for each message, and a way to abort every one still running (abandon()). */
+function sendDeadlines(limitMs: number) {
+  const running = new Set<AbortController>();
   return {
-    start(): Deadline {
+    start(): { signal: AbortSignal; end(): void } {
       const controller = new AbortController();
-      const deadline = { at: Date.now() + limitMs, controller, signal: controller.signal };
-      running.add(deadline);
-      timer ??= setInterval(sweep, 500).unref();
-      return deadline;
-    },
-    end(deadline: Deadline): void {
-      running.delete(deadline);
+      const timer = setTimeout(() => controller.abort(), limitMs);
+      running.add(controller);
+      return {
+        signal: controller.signal,
+        end() {
+          clearTimeout(timer);
+          running.delete(controller);
+        },
+      };
     },
     /** Aborts every running deadline now, with `reason`. */
     abortAll(reason: unknown): void {
-      for (const deadline of running) deadline.controller.abort(reason);
+      for (const controller of running) controller.abort(reason);
       running.clear();
     },
   };

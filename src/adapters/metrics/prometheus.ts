@@ -43,6 +43,12 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
   const attempts = counter('portico_delivery_attempts_total', 'Deliveries tried on one channel (mail, webhook), by result (ok, error).', ['channel', 'result']);
   const attemptSeconds = histogram('portico_delivery_duration_seconds', 'Time a delivery on one channel took, by channel.', ['channel']);
   const tokens = counter('portico_oauth_tokens_issued_total', 'Token responses issued, by grant type.', ['grant']);
+  const backfillRows = new Gauge({
+    name: 'portico_migration_backfill_remaining_rows',
+    help: "Rows a migration's backfill has left to fill, by migration, on the node running it; 0 once it has finished.",
+    labelNames: ['migration'],
+    registers: [registry],
+  });
   const registrations = counter('portico_oauth_clients_registered_total', 'OAuth clients registered by dynamic client registration (RFC 7591).', []);
 
   // One read of the database per scrape serves the three gauges. A database that does not answer must not
@@ -100,6 +106,7 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
     },
     tokenIssued: (grant) => tokens.inc({ grant }),
     clientRegistered: () => registrations.inc(),
+    backfillRemaining: (migration, rows) => backfillRows.set({ migration }, rows),
     listen: (host, port) => listen(registry, host, port),
   };
 }

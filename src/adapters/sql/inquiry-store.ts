@@ -1,25 +1,31 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
-import { PostgresAdapter, sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Created, Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { SpamReason } from '../../ports/spam-check.js';
 import { normalizeEmail } from '../../ports/normalize-email.js';
-import type { Db } from './database.js';
+import type { Db } from './schema.js';
 import { fillNormalizedEmails } from './normalized-emails.js';
 import type { InquiriesTable, Tables } from './schema.js';
 
+export interface SqlInquiryStoreOptions {
+  /**
+   * Holds two stores of the same content apart until the first commits: called in the transaction that
+   * looks for an earlier identical inquiry, before it looks. Nothing on SQLite, whose writes are serial.
+   */
+  serializeDuplicates?(trx: Db, contentHash: string): Promise<void>;
+}
+
 /**
  * InquiryStore over Kysely, on either engine. A node on SQLite uses ../sqlite/inquiry-store.ts, which runs
- * the contact path's writes and the deletions as direct statements, committed in groups.
+ * the contact path's writes and the deletions as direct statements, committed in groups; a node on
+ * PostgreSQL, ../postgres/inquiry-store.ts.
  */
-export function sqlInquiryStore(db: Db): InquiryStore {
-  const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+export function sqlInquiryStore(db: Db, { serializeDuplicates }: SqlInquiryStoreOptions = {}): InquiryStore {
   const store: InquiryStore = {
     async create(inquiry, { claimAt, duplicatesSince } = {}) {
       if (duplicatesSince === undefined) return insert(db, toRow(inquiry, claimAt), null);
       return db.transaction().execute(async (trx) => {
-        // Two nodes storing the same inquiry at once would each find no earlier one: the second waits here
-        // for the first to commit, and its next statement, in a snapshot of its own (READ COMMITTED), sees it.
-        if (postgres) await sql`select pg_advisory_xact_lock(${DUPLICATE_LOCK_CLASS}, hashtext(${inquiry.contentHash}))`.execute(trx);
+        await serializeDuplicates?.(trx, inquiry.contentHash);
         const earlier = await trx
           .selectFrom('inquiries')
           .select(['id', 'duplicate_of'])
@@ -171,17 +177,9 @@ export function sqlInquiryStore(db: Db): InquiryStore {
 
     // PostgreSQL keeps a deleted row's bytes until VACUUM reuses its space (docs/deploy.md, "Personal data").
     async dropDeletedCopies() {},
-
-    async ping() {
-      await sql`select 1`.execute(db);
-    },
   };
   return store;
 }
-
-// The first key of PostgreSQL's two-key advisory locks taken while an inquiry is compared with earlier
-// ones; the second is its content hash's hashtext. A number of Portico's own, apart from other users' locks.
-const DUPLICATE_LOCK_CLASS = 0x506f7274; // "Port"
 
 /** Inserts the row unless its idempotency key is taken. */
 async function insert(db: Db, row: ReturnType<typeof toRow>, duplicateOf: string | null): Promise<Created> {

@@ -1,7 +1,7 @@
 // JobLeases as one row per job (portico_job_leases, migration 0005): an upsert that takes the row only
 // when it is free, expired or already the holder's, which both engines decide atomically.
 import type { JobLeases } from '../../ports/job-leases.js';
-import type { Db } from './database.js';
+import type { Db } from './schema.js';
 
 /** JobLeases over portico_job_leases: claim() answers whether `holder` took or kept the lease. */
 export function sqlJobLeases(db: Db): JobLeases {

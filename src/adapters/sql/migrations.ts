@@ -1,274 +1,75 @@
-// Schema migrations, in order; run at start and by `portico migrate`. Never edit one that has shipped.
-import { Kysely, Migrator, sql, SqliteAdapter, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
-import { fillNormalizedEmails } from './normalized-emails.js';
+// The online migrations (D22), in order, after the legacy ones (legacy-migrations.ts): schema changes that
+// the release before tolerates, applied at start by the first node of a release and by `portico migrate`,
+// and backfills that run in batches while the nodes serve. Never edit one that has shipped; a release's
+// migrations are listed in the CHANGELOG's upgrade notes.
+import { countUnnormalizedEmails, fillNormalizedEmailBatch } from './normalized-emails.js';
+import type { SchemaStep } from './schema-changes.js';
+import type { Db } from './schema.js';
 
-const migrations: Record<string, Migration> = {
-  '0001_inquiries': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('inquiries')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('channel', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('email', 'text', (c) => c.notNull())
-        .addColumn('message', 'text', (c) => c.notNull())
-        .addColumn('locale', 'text', (c) => c.notNull())
-        .addColumn('client_id', 'text')
-        .addColumn('remote_ip', 'text', (c) => c.notNull())
-        .addColumn('idempotency_key', 'text', (c) => c.unique())
-        .addColumn('fingerprint', 'text', (c) => c.notNull())
-        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('attempted_at', 'bigint')
-        .addColumn('last_error', 'text')
-        .addColumn('message_id', 'text')
-        .addColumn('sent_at', 'bigint')
-        .execute();
-      await db.schema.createIndex('inquiries_created_at').on('inquiries').column('created_at').execute();
-      await db.schema.createIndex('inquiries_status').on('inquiries').columns(['status', 'created_at']).execute();
-    },
-  },
-  '0002_oauth': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('oauth_clients')
-        .addColumn('client_id', 'text', (c) => c.primaryKey())
-        .addColumn('secret_hash', 'text')
-        .addColumn('client_name', 'text')
-        .addColumn('redirect_uris', 'text', (c) => c.notNull())
-        .addColumn('grant_types', 'text', (c) => c.notNull())
-        .addColumn('token_endpoint_auth_method', 'text', (c) => c.notNull())
-        .addColumn('scope', 'text', (c) => c.notNull())
-        .addColumn('application_type', 'text')
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('last_used_at', 'bigint')
-        .execute();
-      await db.schema
-        .createTable('oauth_consents')
-        .addColumn('id_hash', 'text', (c) => c.primaryKey())
-        .addColumn('browser_hash', 'text', (c) => c.notNull())
-        .addColumn('client_id', 'text', (c) => c.notNull())
-        .addColumn('redirect_uri', 'text', (c) => c.notNull())
-        .addColumn('scope', 'text', (c) => c.notNull())
-        .addColumn('resource', 'text', (c) => c.notNull())
-        .addColumn('code_challenge', 'text', (c) => c.notNull())
-        .addColumn('state', 'text')
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('consumed_at', 'bigint')
-        .execute();
-      await db.schema
-        .createTable('oauth_grants')
-        .addColumn('grant_id', 'text', (c) => c.primaryKey())
-        .addColumn('client_id', 'text', (c) => c.notNull())
-        .addColumn('scope', 'text', (c) => c.notNull())
-        .addColumn('resource', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('revoked_at', 'bigint')
-        .execute();
-      await db.schema
-        .createTable('oauth_codes')
-        .addColumn('code_hash', 'text', (c) => c.primaryKey())
-        .addColumn('grant_id', 'text', (c) => c.notNull())
-        .addColumn('client_id', 'text', (c) => c.notNull())
-        .addColumn('redirect_uri', 'text', (c) => c.notNull())
-        .addColumn('code_challenge', 'text', (c) => c.notNull())
-        .addColumn('scope', 'text', (c) => c.notNull())
-        .addColumn('resource', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('consumed_at', 'bigint')
-        .execute();
-      await db.schema
-        .createTable('oauth_tokens')
-        .addColumn('token_hash', 'text', (c) => c.primaryKey())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('grant_id', 'text', (c) => c.notNull())
-        .addColumn('client_id', 'text', (c) => c.notNull())
-        .addColumn('scope', 'text', (c) => c.notNull())
-        .addColumn('resource', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('previous_hash', 'text')
-        .addColumn('used_at', 'bigint')
-        .execute();
-      await db.schema.createIndex('oauth_tokens_grant').on('oauth_tokens').column('grant_id').execute();
-      // Partial: only refresh tokens that replaced another have one; access tokens skip the index.
-      await db.schema.createIndex('oauth_tokens_previous').on('oauth_tokens').column('previous_hash').where('previous_hash', 'is not', null).execute();
-      await db.schema.createIndex('oauth_tokens_expires').on('oauth_tokens').column('expires_at').execute();
-      await db.schema.createIndex('oauth_grants_client').on('oauth_grants').column('client_id').execute();
-      await db.schema.createIndex('oauth_codes_expires').on('oauth_codes').column('expires_at').execute();
-      await db.schema.createIndex('oauth_consents_expires').on('oauth_consents').column('expires_at').execute();
-    },
-  },
-  // Each inquiry is inserted and then marked sent: with 0001's indexes that touched five b-trees,
-  // two of them for nothing on the contact path (docs/performance.md, "Inquiry indexes"):
-  // - the (status, created_at) index moved every row from pending to sent, and only the stalled
-  //   pending ones are ever looked up by status: it now holds the pending rows alone;
-  // - on SQLite the unique idempotency_key index held an entry for every NULL key (most requests
-  //   send none), all on its first leaf: it now holds the keys that were sent. PostgreSQL keeps its
-  //   unique constraint, so nodes of the previous version keep inserting during a rolling upgrade
-  //   (their ON CONFLICT names no index predicate, and PostgreSQL would find no arbiter index).
-  '0003_inquiries_lighter_indexes': {
-    async up(db: Kysely<unknown>) {
-      if (db.getExecutor().adapter instanceof SqliteAdapter) await rebuildInquiriesWithPartialKeyIndex(db);
-      await sql`drop index if exists inquiries_status`.execute(db);
-      await sql`create index if not exists inquiries_pending on inquiries (created_at) where status = 'pending'`.execute(db);
-    },
-  },
-  // Delivery as a durable job (D15): when a failed inquiry is tried again, the webhook channel's outcome
-  // beside the e-mail's message_id, and when its submitter was sent an acknowledgement. Both indexes
-  // are partial: they hold only inquiries waiting for a retry, and acknowledged ones, so the contact
-  // path's insert touches neither.
-  '0004_delivery': {
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('inquiries').addColumn('webhook_at', 'bigint').execute();
-      await db.schema.alterTable('inquiries').addColumn('next_attempt_at', 'bigint').execute();
-      await db.schema.alterTable('inquiries').addColumn('acknowledged_at', 'bigint').execute();
-      await sql`create index inquiries_retry_due on inquiries (next_attempt_at) where next_attempt_at is not null`.execute(db);
-      await sql`create index inquiries_acknowledged on inquiries (email, acknowledged_at) where acknowledged_at is not null`.execute(db);
-    },
-  },
-  // Retention (INQUIRY_RETENTION, SPAM_RETENTION): spam by age from a partial index the contact path's
-  // inserts never touch, and leases so that one node at a time runs a periodic job.
-  '0005_retention': {
-    async up(db: Kysely<unknown>) {
-      await sql`create index inquiries_spam on inquiries (created_at) where status = 'spam'`.execute(db);
-      await db.schema
-        .createTable('portico_job_leases')
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('holder', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .execute();
-    },
-  },
-  // `inquiries list --status failed` and `resend --failed` read the few failed inquiries from an index of
-  // their own, instead of walking every inquiry by date; an inquiry enters it only when it fails.
-  '0006_failed_inquiries': {
-    async up(db: Kysely<unknown>) {
-      await sql`create index inquiries_failed on inquiries (created_at) where status = 'failed'`.execute(db);
-    },
-  },
+export interface SchemaMigration {
+  name: string;
+  kind: 'schema';
+  /**
+   * Whether the release before this migration runs on the schema it leaves (it only adds: nullable
+   * columns, indexes, tables). Then a roll can go on with old and new nodes side by side, and go back.
+   * A migration that drops or renames is not: every node of the release before is stopped first.
+   */
+  compatible: boolean;
+  steps: readonly SchemaStep[];
+}
+
+export interface Backfill {
+  name: string;
+  kind: 'backfill';
+  /** Fills one batch of rows; how many it filled, 0 when none was left. */
+  fillBatch(db: Db): Promise<number>;
+  /** Rows still to fill. */
+  remaining(db: Db): Promise<number>;
+}
+
+export type OnlineMigration = SchemaMigration | Backfill;
+
+export const MIGRATIONS: readonly OnlineMigration[] = [
   // A person's inquiries are found by the address however it was typed (src/ports/normalize-email.ts):
   // the normalized form beside each row, indexed with created_at for `export` and `erase --email`, and the
-  // once-a-day acknowledgement looked up by it. Only additions, so that nodes of the previous version keep
-  // working during a rolling upgrade: they still look acknowledgements up in inquiries_acknowledged, and
-  // they insert rows without the column (it stays nullable). The index holds those rows under NULL, where
-  // the backfill finds them (normalized-emails.ts): it is made first, so that each batch is a lookup too.
-  // In one transaction on SQLite as PostgreSQL's migrator gives it one: a process stopped during the
-  // backfill leaves the migration to do again, not a column added and the migration unrecorded.
-  '0007_normalized_email': {
-    async up(db: Kysely<unknown>) {
-      const migrate = async (trx: Kysely<unknown>) => {
-        await trx.schema.alterTable('inquiries').addColumn('email_normalized', 'text').execute();
-        await sql`create index inquiries_email_normalized on inquiries (email_normalized, created_at)`.execute(trx);
-        await fillNormalizedEmails(trx);
-        await sql`create index inquiries_acknowledged_normalized on inquiries (email_normalized, acknowledged_at) where acknowledged_at is not null`.execute(trx);
-      };
-      if (db.getExecutor().adapter instanceof SqliteAdapter) await db.transaction().execute(migrate);
-      else await migrate(db);
-    },
+  // once-a-day acknowledgement looked up by it. Nodes of the release before still look acknowledgements
+  // up in inquiries_acknowledged and insert rows without the column; the index holds those rows under
+  // NULL, where the backfill 0009 finds them.
+  {
+    name: '0007_normalized_email',
+    kind: 'schema',
+    compatible: true,
+    steps: [
+      { kind: 'add-columns', table: 'inquiries', columns: [['email_normalized', 'text']] },
+      { kind: 'create-index', name: 'inquiries_email_normalized', table: 'inquiries', columns: 'email_normalized, created_at' },
+      { kind: 'create-index', name: 'inquiries_acknowledged_normalized', table: 'inquiries', columns: 'email_normalized, acknowledged_at', where: 'acknowledged_at is not null' },
+    ],
   },
   // Screening (D20): each inquiry's content hash, looked up with created_at to find an earlier identical
   // one within DUPLICATE_WINDOW; the first one's id on a duplicate; the reasons screening gave; when the
-  // team released one from spam. Only additions, nullable, for a rolling upgrade: a node of the previous
-  // version inserts rows without a hash, which no later inquiry is found a duplicate of. Duplicates get
-  // an index of their own, as the other statuses kept apart from delivery have (0005, 0006).
-  '0008_screening': {
-    async up(db: Kysely<unknown>) {
-      const migrate = async (trx: Kysely<unknown>) => {
-        for (const [column, type] of [
+  // team released one from spam. A node of the release before inserts rows without a hash, which no later
+  // inquiry is found a duplicate of. Duplicates get an index of their own, as the other statuses kept apart
+  // from delivery have (0005, 0006).
+  {
+    name: '0008_screening',
+    kind: 'schema',
+    compatible: true,
+    steps: [
+      {
+        kind: 'add-columns',
+        table: 'inquiries',
+        columns: [
           ['content_hash', 'text'],
           ['duplicate_of', 'text'],
           ['spam_reasons', 'text'],
           ['released_at', 'bigint'],
-        ] as const) {
-          await trx.schema.alterTable('inquiries').addColumn(column, type).execute();
-        }
-        await sql`create index inquiries_content_hash on inquiries (content_hash, created_at) where content_hash is not null`.execute(trx);
-        await sql`create index inquiries_duplicate on inquiries (created_at) where status = 'duplicate'`.execute(trx);
-      };
-      // One transaction on SQLite too, as 0007: a stop half-way leaves nothing to trip over on the next start.
-      if (db.getExecutor().adapter instanceof SqliteAdapter) await db.transaction().execute(migrate);
-      else await migrate(db);
-    },
+        ],
+      },
+      { kind: 'create-index', name: 'inquiries_content_hash', table: 'inquiries', columns: 'content_hash, created_at', where: 'content_hash is not null' },
+      { kind: 'create-index', name: 'inquiries_duplicate', table: 'inquiries', columns: 'created_at', where: "status = 'duplicate'" },
+    ],
   },
-};
-
-/**
- * SQLite cannot drop a column's UNIQUE constraint: the table is rebuilt (the procedure of
- * https://www.sqlite.org/lang_altertable.html section 7), in one transaction, keeping every row.
- */
-async function rebuildInquiriesWithPartialKeyIndex(db: Kysely<unknown>): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.schema
-      .createTable('inquiries_rebuilt')
-      .addColumn('id', 'text', (c) => c.primaryKey())
-      .addColumn('created_at', 'bigint', (c) => c.notNull())
-      .addColumn('status', 'text', (c) => c.notNull())
-      .addColumn('channel', 'text', (c) => c.notNull())
-      .addColumn('name', 'text', (c) => c.notNull())
-      .addColumn('email', 'text', (c) => c.notNull())
-      .addColumn('message', 'text', (c) => c.notNull())
-      .addColumn('locale', 'text', (c) => c.notNull())
-      .addColumn('client_id', 'text')
-      .addColumn('remote_ip', 'text', (c) => c.notNull())
-      .addColumn('idempotency_key', 'text')
-      .addColumn('fingerprint', 'text', (c) => c.notNull())
-      .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('attempted_at', 'bigint')
-      .addColumn('last_error', 'text')
-      .addColumn('message_id', 'text')
-      .addColumn('sent_at', 'bigint')
-      .execute();
-    const columns = sql.raw(INQUIRY_COLUMNS.join(', '));
-    await sql`insert into inquiries_rebuilt (${columns}) select ${columns} from inquiries`.execute(trx);
-    await sql`drop table inquiries`.execute(trx);
-    await sql`alter table inquiries_rebuilt rename to inquiries`.execute(trx);
-    await sql`create index inquiries_created_at on inquiries (created_at)`.execute(trx);
-    await sql`create unique index inquiries_idempotency_key on inquiries (idempotency_key) where idempotency_key is not null`.execute(trx);
-  });
-}
-
-const INQUIRY_COLUMNS = [
-  'id',
-  'created_at',
-  'status',
-  'channel',
-  'name',
-  'email',
-  'message',
-  'locale',
-  'client_id',
-  'remote_ip',
-  'idempotency_key',
-  'fingerprint',
-  'attempts',
-  'attempted_at',
-  'last_error',
-  'message_id',
-  'sent_at',
+  // 0007's column for the rows stored before it. Rows a node of the release before stores during a roll
+  // are found by `export` and `erase --email`, which fill the column first.
+  { name: '0009_fill_normalized_email', kind: 'backfill', fillBatch: (db) => fillNormalizedEmailBatch(db), remaining: countUnnormalizedEmails },
 ];
-
-const provider: MigrationProvider = { getMigrations: async () => migrations };
-
-const migrator = (db: Kysely<any>) => new Migrator({ db, provider, migrationTableName: 'portico_migrations', migrationLockTableName: 'portico_migrations_lock' });
-
-/** Applies every pending migration; throws the first failure. */
-export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResultSet> {
-  return settled(await migrator(db).migrateToLatest());
-}
-
-/** The migrations not applied yet, by name, in order; reads only (no migration table is made). */
-export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
-  return (await migrator(db).getMigrations()).filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
-}
-
-/** Applies the migrations up to `name`: a database as an earlier version left it (for upgrade tests). */
-export async function migrateUpTo(db: Kysely<any>, name: keyof typeof migrations): Promise<MigrationResultSet> {
-  return settled(await migrator(db).migrateTo(name));
-}
-
-function settled(result: MigrationResultSet): MigrationResultSet {
-  if (result.error) throw result.error instanceof Error ? result.error : new Error('a migration failed', { cause: result.error });
-  return result;
-}

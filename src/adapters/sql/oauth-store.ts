@@ -1,51 +1,28 @@
 // OAuthStore over Kysely: clients, consents, codes, grants and tokens, keyed by SHA-256 hashes.
 import { setImmediate as yieldToOthers } from 'node:timers/promises';
-import { sql, type Selectable, type Transaction } from 'kysely';
-import { METADATA_DOCUMENT_CLIENT_ID_PREFIX, type OAuthStore, type Token, type TokenState } from '../../ports/oauth-store.js';
-import { batchedWrites } from './batched-writes.js';
-import type { Db } from './database.js';
+import { sql, type Transaction } from 'kysely';
+import type { OAuthStore, TokenState } from '../../ports/oauth-store.js';
+import type { Db } from './schema.js';
 import { heldClients } from './held-clients.js';
-import { preparedAs } from './prepared-statements.js';
-import { clientFromRow, clientToRow, grantToRow, TOKEN_COLUMNS_TEXT, tokenFromRow, tokenToRow } from './oauth-rows.js';
-import type { OAuthClientsTable, OAuthTokensTable, Tables } from './schema.js';
+import { clientFromRow, clientToRow, grantToRow, tokenFromRow, tokenToRow } from './oauth-rows.js';
+import type { Tables } from './schema.js';
 
 // Deletes run in batches so a large purge never holds the (single-threaded) database for long.
 const PURGE_BATCH = 500;
 
-const TOKEN_COLUMNS = sql.raw(TOKEN_COLUMNS_TEXT);
-
 /**
- * OAuthStore over Kysely: clients held in memory (held-clients.ts), and on PostgreSQL the token writes of
- * one event-loop turn in one statement (PostgreSQL's own: unnest and a key-share lock). A node on SQLite
- * runs ../sqlite/oauth-store.ts, which takes these methods but for its own token insert.
+ * OAuthStore over Kysely, on either engine, its clients held in memory (held-clients.ts), but for the token
+ * endpoint's insert, which each engine writes its own way (../sqlite/oauth-store.ts, ../postgres/oauth-store.ts).
  */
-export function sqlOAuthStore(db: Db): OAuthStore {
+export function sqlOAuthStore(db: Db): Omit<OAuthStore, 'saveTokens'> {
   const revokeGrantIn = async (trx: Transaction<Tables>, grantId: string, now: number) => {
     await trx.updateTable('oauth_grants').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
     await trx.updateTable('oauth_tokens').set({ state: 'revoked' }).where('grant_id', '=', grantId).execute();
   };
 
-  // The three statements on the token endpoint's and the Bearer check's hot path are raw SQL: Kysely's
-  // query builder and compiler would cost more than the statements themselves (docs/design.md).
-  // One statement text whatever the batch's size (unnest of one array a column), and a token is written
-  // only while its registered client exists: the key-share lock on the client's row makes a concurrent
-  // deleteClient (which deletes that row first) wait for this insert, or this insert see the deletion.
-  const insertTokens = batchedWrites<Token>(async (rows) => {
-    const column = <K extends keyof Token>(key: K) => rows.map((t) => t[key]);
-    const { rows: written } = await sql<{ token_hash: string }>`${preparedAs('portico_insert_tokens')}
-      insert into oauth_tokens (${TOKEN_COLUMNS})
-      select * from unnest(${column('tokenHash')}::text[], ${column('kind')}::text[], ${column('grantId')}::text[], ${column('clientId')}::text[],
-        ${column('scope')}::text[], ${column('resource')}::text[], ${column('expiresAt')}::bigint[], ${column('state')}::text[],
-        ${column('previousHash')}::text[], ${column('usedAt')}::bigint[]) as t(${TOKEN_COLUMNS})
-      where starts_with(t.client_id, ${METADATA_DOCUMENT_CLIENT_ID_PREFIX})
-        or exists (select from oauth_clients c where c.client_id = t.client_id for key share)
-      returning token_hash`.execute(db);
-    const stored = new Set(written.map((row) => row.token_hash));
-    return new Set(rows.filter((t) => !stored.has(t.tokenHash)));
-  });
   const held = heldClients();
 
-  const store: OAuthStore = {
+  const store: Omit<OAuthStore, 'saveTokens'> = {
     async createClient(client) {
       await db.insertInto('oauth_clients').values(clientToRow(client)).execute();
     },
@@ -53,8 +30,8 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       const known = held.get(clientId);
       if (known) return known;
       if (clientId.includes('\0')) return undefined; // PostgreSQL text holds no NUL: no such key exists.
-      const { rows } = await sql<Selectable<OAuthClientsTable>>`select * from oauth_clients where client_id = ${clientId}`.execute(db);
-      const client = rows[0] && clientFromRow(rows[0]);
+      const row = await db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+      const client = row && clientFromRow(row);
       if (client) held.keep(client);
       return client;
     },
@@ -165,12 +142,9 @@ export function sqlOAuthStore(db: Db): OAuthStore {
       return row?.revoked_at != null;
     },
 
-    async saveTokens(tokens) {
-      return tokens.length === 0 || insertTokens(tokens);
-    },
     async getToken(tokenHash) {
-      const { rows } = await sql<Selectable<OAuthTokensTable>>`select * from oauth_tokens where token_hash = ${tokenHash}`.execute(db);
-      return rows[0] && tokenFromRow(rows[0]);
+      const row = await db.selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row && tokenFromRow(row);
     },
     async rotateRefresh(refresh, now, issue) {
       return db.transaction().execute(async (trx) => {
@@ -248,9 +222,6 @@ export function sqlOAuthStore(db: Db): OAuthStore {
         .limit(PURGE_BATCH);
       await inBatches(() => db.deleteFrom('oauth_grants').where('grant_id', 'in', empty).executeTakeFirstOrThrow());
       return removed;
-    },
-    async ping() {
-      await sql`select 1`.execute(db);
     },
   };
   return store;

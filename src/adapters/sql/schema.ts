@@ -100,7 +100,17 @@ export interface JobLeasesTable {
   expires_at: number;
 }
 
+/** One online migration applied (migrations.ts): a schema change, or a backfill that has finished. */
+export interface SchemaMigrationsTable {
+  name: string;
+  kind: string;
+  /** 1 when the release before the migration runs on the schema it leaves; 0 when it does not. */
+  compatible: number;
+  applied_at: number;
+}
+
 export interface Tables {
+  portico_schema_migrations: SchemaMigrationsTable;
   inquiries: InquiriesTable;
   portico_job_leases: JobLeasesTable;
   oauth_clients: OAuthClientsTable;

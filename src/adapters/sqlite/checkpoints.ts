@@ -6,8 +6,7 @@
 // (sqlite.org/wal.html#checkpointing, sqlite.org/c3ref/wal_checkpoint_v2.html).
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Db } from '../sql/database.js';
-import { sqliteHandle } from './direct.js';
+import type { Handle } from './direct.js';
 
 const CHECKPOINT_INTERVAL_MS = 250;
 /** SQLite's own default, restored on the node's connection when the thread stops for any reason but stop(). */
@@ -18,10 +17,9 @@ interface Log {
   error(obj: object, msg: string): void;
 }
 
-/** Checkpoints the database in the background until stop(); undefined for PostgreSQL and in-memory SQLite. */
-export function checkpointInBackground(db: Db, log: Log, intervalMs = CHECKPOINT_INTERVAL_MS): { stop(): Promise<void> } | undefined {
-  const sqlite = sqliteHandle(db);
-  if (!sqlite || sqlite.memory) return undefined;
+/** Checkpoints the database in the background until stop(); undefined for an in-memory database. */
+export function checkpointInBackground(sqlite: Handle, log: Log, intervalMs = CHECKPOINT_INTERVAL_MS): { stop(): Promise<void> } | undefined {
+  if (sqlite.memory) return undefined;
   const workerData: CheckpointerData = { driver: createRequire(import.meta.url).resolve('better-sqlite3'), path: sqlite.name, intervalMs };
   // The thread's code is this module's own function, as source: it needs no file of its own beside the
   // compiled one, and runs the same from src/ under the tests.

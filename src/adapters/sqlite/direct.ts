@@ -2,15 +2,13 @@
 // connection hand-off cost more than the statement (docs/performance.md, "SQLite's hot path").
 // Both stores keep their Kysely statements for PostgreSQL and for everything off the hot path.
 import type SQLite from 'better-sqlite3';
-import type { Db } from '../sql/schema.js';
+import { isLocked, LOCK_WAIT_MS, lockedOut, type SharedConnection } from './lock-waiting-driver.js';
 
 export type Handle = SQLite.Database;
 
 export interface DirectSqlite {
   /** A statement from the database's statement cache, prepared on first use (migrations ran by then). */
   statement(text: string): SQLite.Statement;
-  /** Runs a read at once, unless a Kysely transaction holds the connection across an await: then after it. */
-  read<T>(run: () => T): Promise<T>;
   /**
    * Group commit: writes queued in one turn of the event loop run in one transaction, each settling
    * with its own result or error once that transaction is committed. A write of several statements
@@ -19,47 +17,20 @@ export interface DirectSqlite {
   write<T>(run: () => T): Promise<T>;
   /** Runs `run` in a savepoint inside a write: all of its statements, or none. */
   atomically<T>(run: () => T): T;
-  /** Whether a Kysely transaction holds the connection across an await: a statement run now would join it. */
-  readonly inTransaction: boolean;
 }
-
-type Prepare = (text: string) => SQLite.Statement;
-
-const handles = new WeakMap<Db, { sqlite: Handle; prepare: Prepare }>();
-
-/** Called by openDatabase for an SQLite database, with its cached `prepare`. */
-export function registerSqliteHandle(db: Db, sqlite: Handle, prepare: Prepare): void {
-  handles.set(db, { sqlite, prepare });
-}
-
-/** The better-sqlite3 connection behind an SQLite database; undefined for PostgreSQL. */
-export function sqliteHandle(db: Db): Handle | undefined {
-  return handles.get(db)?.sqlite;
-}
-
-/** The direct path for an SQLite database; undefined for PostgreSQL. One per database, shared by the stores. */
-export function directSqlite(db: Db): DirectSqlite | undefined {
-  const handle = handles.get(db);
-  if (!handle) return undefined;
-  let direct = opened.get(handle.sqlite);
-  if (!direct) opened.set(handle.sqlite, (direct = open(db, handle.sqlite, handle.prepare)));
-  return direct;
-}
-
-const opened = new WeakMap<Handle, DirectSqlite>();
 
 interface Queued {
   run(): unknown;
   resolve(value: unknown): void;
   reject(error: unknown): void;
-  /** When it was queued: a write waits for another process's lock BUSY_WAIT_MS at most. */
+  /** When it was queued: a write waits for another process's lock LOCK_WAIT_MS at most. */
   queuedAt: number;
 }
 
 // Another process (a command such as `portico inquiries purge`) may hold the write lock. SQLite's own
 // busy handler would sleep in this thread, the event loop with it, by steps that grow to 100 ms; the
-// group commit asks without waiting and tries again a millisecond later, so that only the writes wait.
-const BUSY_WAIT_MS = 5_000;
+// connection has none (busy_timeout 0), and the group commit asks again a millisecond later, so that
+// only the writes wait; after LOCK_WAIT_MS they are answered store_unavailable.
 const BUSY_RETRY_MS = 1;
 
 // A commit appends every page it touched to the WAL: many small writes in one commit touch the same
@@ -70,15 +41,12 @@ const MAX_WRITES_PER_COMMIT = 500;
 // (docs/performance.md, "SQLite's hot path"). One writer at a time commits at once.
 const MIN_COMMIT_INTERVAL_MS = 1;
 
-function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
+/** The direct path on the connection Kysely shares, preparing through its statement cache. */
+export function directSqlite(connection: SharedConnection): DirectSqlite {
+  const { sqlite, prepare } = connection;
   let queue: Queued[] = [];
   let lastCommit = -Infinity;
   let lastBatchSize = 0;
-
-  // Kysely runs a transaction's statements across awaits on this same connection: a statement run
-  // in between would join it (and see, or be rolled back with, its uncommitted rows). Kysely's
-  // connection hand-off waits for it to end.
-  const whenFree = <T>(run: () => T): Promise<T> => db.connection().execute(async () => run());
 
   // One wrapper, made once: better-sqlite3 runs it between BEGIN and COMMIT (ROLLBACK when it throws).
   const commit = sqlite.transaction((batch: Queued[], results: { ok: boolean; value: unknown }[]) => {
@@ -94,73 +62,55 @@ function open(db: Db, sqlite: Handle, prepare: Prepare): DirectSqlite {
     }
   });
 
-  // Not prepared statements: SQLite applies `pragma busy_timeout = n` when it compiles the statement,
-  // so a prepared one sets the timeout once and running it again changes nothing.
-  const busyTimeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
-  /** BEGIN IMMEDIATE without SQLite's sleeping busy handler: the SQLITE_BUSY error when another process holds the lock. */
+  /** BEGIN IMMEDIATE, at once: the SQLITE_BUSY error when another process holds the lock. */
   const tryCommit = (slice: Queued[], results: { ok: boolean; value: unknown }[]): Error | undefined => {
-    sqlite.pragma('busy_timeout = 0');
     try {
       commit.immediate(slice, results);
       return undefined;
     } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_BUSY' && results.length === 0) return error as Error;
+      if (isLocked(error) && results.length === 0) return error as Error;
       throw error;
-    } finally {
-      // The Kysely statements on this connection wait for another process's lock as openDatabase set.
-      sqlite.pragma(`busy_timeout = ${busyTimeout}`);
     }
   };
 
   const flush = () => {
+    // Kysely runs a transaction's statements across awaits on this same connection: a commit run in
+    // between would join it (and see, or be rolled back with, its uncommitted rows). The queue waits.
+    const free = connection.whenFree();
+    if (free) return void free.then(flush);
     const batch = queue;
     queue = [];
     lastCommit = performance.now();
     lastBatchSize = batch.length;
-    const run = () => {
-      for (let i = 0; i < batch.length; i += MAX_WRITES_PER_COMMIT) {
-        const slice = batch.slice(i, i + MAX_WRITES_PER_COMMIT);
-        const results: { ok: boolean; value: unknown }[] = [];
-        try {
-          // BEGIN IMMEDIATE: the write lock is taken once for the batch, so a busy database delays or
-          // fails the whole batch, never one write after another.
-          const busy = tryCommit(slice, results);
-          if (busy) {
-            const now = performance.now();
-            const waited = slice.filter((write) => now - write.queuedAt >= BUSY_WAIT_MS);
-            for (const write of waited) write.reject(busy);
-            const waiting = [...slice.filter((write) => !waited.includes(write)), ...batch.slice(i + MAX_WRITES_PER_COMMIT)];
-            if (waiting.length) {
-              if (!queue.length) setTimeout(flush, BUSY_RETRY_MS);
-              queue = [...waiting, ...queue];
-            }
-            return;
+    for (let i = 0; i < batch.length; i += MAX_WRITES_PER_COMMIT) {
+      const slice = batch.slice(i, i + MAX_WRITES_PER_COMMIT);
+      const results: { ok: boolean; value: unknown }[] = [];
+      try {
+        // BEGIN IMMEDIATE: the write lock is taken once for the batch, so a busy database delays or
+        // fails the whole batch, never one write after another.
+        const busy = tryCommit(slice, results);
+        if (busy) {
+          const now = performance.now();
+          const waited = slice.filter((write) => now - write.queuedAt >= LOCK_WAIT_MS);
+          for (const write of waited) write.reject(lockedOut(busy));
+          const waiting = [...slice.filter((write) => !waited.includes(write)), ...batch.slice(i + MAX_WRITES_PER_COMMIT)];
+          if (waiting.length) {
+            if (!queue.length) setTimeout(flush, BUSY_RETRY_MS);
+            queue = [...waiting, ...queue];
           }
-        } catch (error) {
-          for (const write of slice) write.reject(error);
-          continue;
+          return;
         }
-        slice.forEach((write, j) => (results[j]!.ok ? write.resolve(results[j]!.value) : write.reject(results[j]!.value)));
+      } catch (error) {
+        for (const write of slice) write.reject(error);
+        continue;
       }
-    };
-    if (sqlite.inTransaction) whenFree(run).catch((error: unknown) => batch.forEach((write) => write.reject(error)));
-    else run();
+      slice.forEach((write, j) => (results[j]!.ok ? write.resolve(results[j]!.value) : write.reject(results[j]!.value)));
+    }
   };
 
   return {
     statement: prepare,
     atomically: (run) => sqlite.transaction(run)(),
-    get inTransaction() {
-      return sqlite.inTransaction;
-    },
-    read(run) {
-      if (sqlite.inTransaction) return whenFree(run);
-      try {
-        return Promise.resolve(run());
-      } catch (error) {
-        return Promise.reject(error);
-      }
-    },
     write<T>(run: () => T) {
       return new Promise<T>((resolve, reject) => {
         if (!queue.length) {

@@ -3,14 +3,14 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
-import type { Db } from '../sql/database.js';
+import type { Db } from '../sql/schema.js';
 import { NOT_STORED, sqlInquiryStore, toRow } from '../sql/inquiry-store.js';
 import type { DirectSqlite } from './direct.js';
 
-// The columns of an inquiry's insert on SQLite's hot path, bound by position (faster than by name).
+// The columns of an inquiry's insert on SQLite's hot path, bound by name.
 const INSERT_COLUMNS = Object.keys(toRow({ email: '', spamReasons: [] } as unknown as NewInquiry));
 // Built once: the statement cache finds a statement by its text, and a string made anew is hashed anew.
-const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map(() => '?').join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
+const INSERT_SQL = `insert into inquiries (${INSERT_COLUMNS.join(', ')}) values (${INSERT_COLUMNS.map((column) => `@${column}`).join(', ')}) on conflict (idempotency_key) where idempotency_key is not null do nothing`;
 // The earliest inquiry with the same content in the window, by the (content_hash, created_at) index (migration 0008).
 const EARLIER_SQL = 'select id, duplicate_of from inquiries where content_hash = ? and created_at >= ? order by created_at limit 1';
 const MARK_SENT_SQL =
@@ -50,7 +50,7 @@ export function sqliteInquiryStore(db: Db, direct: DirectSqlite): InquiryStore {
           duplicatesSince === undefined ? undefined : (direct.statement(EARLIER_SQL).get(inquiry.contentHash, duplicatesSince) as { id: string; duplicate_of: string | null } | undefined);
         const duplicateOf = earlier ? (earlier.duplicate_of ?? earlier.id) : null;
         const row = toRow(inquiry, duplicateOf === null ? claimAt : undefined, duplicateOf);
-        return direct.statement(INSERT_SQL).run(...Object.values(row)).changes === 1 ? { stored: true, duplicateOf } : NOT_STORED;
+        return direct.statement(INSERT_SQL).run(row).changes === 1 ? { stored: true, duplicateOf } : NOT_STORED;
       }),
     markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),
     markFailed: (id, _at, failure) => direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),

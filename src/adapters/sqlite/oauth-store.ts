@@ -2,7 +2,7 @@
 // endpoint's insert (the Kysely store's is PostgreSQL's), run directly on better-sqlite3 and committed
 // with the other writes of its event-loop turn (direct.ts).
 import { isMetadataDocumentClientId, type OAuthStore } from '../../ports/oauth-store.js';
-import type { Db } from '../sql/database.js';
+import type { Db } from '../sql/schema.js';
 import { TOKEN_COLUMNS_TEXT } from '../sql/oauth-rows.js';
 import { sqlOAuthStore } from '../sql/oauth-store.js';
 import type { DirectSqlite } from './direct.js';

@@ -4,7 +4,7 @@
 // without Strict-Transport-Security, which a node sends over https only, means the nodes took the request
 // for plain http: the proxy did not say the scheme, or the nodes do not trust it.
 import { skipped, slowest, type Finding } from './finding.js';
-import { challengeParameters, jsonObject, type Observations } from './gather.js';
+import { challengeParameters, jsonObject, toolsOf, type Observations } from './gather.js';
 import type { Answer } from './probe.js';
 import { refusedHost } from './checks-mcp.js';
 import { publicUrlFix } from './checks-metadata.js';
@@ -28,12 +28,18 @@ function publishedUrls(seen: Observations): string[] {
   return urls.filter((url): url is string => typeof url === 'string' && URL.canParse(url));
 }
 
+/** An answer of /mcp only a node gives: its challenge, its list of tools, or its refusal of the Host. */
+const fromNode = (answer: Answer): boolean =>
+  answer.failure === undefined &&
+  ((answer.status === 401 && challengeParameters(answer.headers['www-authenticate']) !== undefined) || (answer.status === 200 && toolsOf(answer) !== undefined) || refusedHost(answer) !== undefined);
+
 export function proxy(seen: Observations): Finding {
   const check = 'proxy';
   const { target } = seen;
   const published = publishedUrls(seen);
-  // Only what came back tells anything of the way: a request that timed out or was cut says nothing.
-  const mcpAnswers = [seen.challenge, seen.toolsList?.['2025-11-25'], seen.toolsList?.['2026-07-28']].filter((a): a is Answer => a?.status !== undefined);
+  // Only what came back as a node's answer tells anything of the way: a request that timed out or was cut
+  // says nothing, nor does a redirect, an error page or a body that could not be read.
+  const mcpAnswers = [seen.challenge, seen.toolsList?.['2025-11-25'], seen.toolsList?.['2026-07-28']].filter((a): a is Answer => a !== undefined && fromNode(a));
   if (!published.length && !mcpAnswers.length) return skipped(check, 'no answer to read');
   const ms = slowest(seen.resources?.root, seen.authorizationServer, ...mcpAnswers);
   const elsewhere = published.find((url) => new URL(url).origin !== target.origin);

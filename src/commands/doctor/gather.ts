@@ -115,8 +115,30 @@ function preflight(url: string, origin: string, method: string, headers?: string
   return { method: 'OPTIONS', url, headers: { origin, 'access-control-request-method': method, ...(headers ? { 'access-control-request-headers': headers } : {}) } };
 }
 
-/** A JSON object, or undefined for anything else (an HTML error page, an array, a cut body). */
+/** Deeper than any document Portico answers (a tool's schema is 5 levels): a deeper one is not parsed. */
+const MAX_JSON_DEPTH = 64;
+
+/** Whether `text` opens more than `max` arrays or objects inside one another, strings aside: one pass, no parse. */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** A JSON object, or undefined for anything else (an HTML error page, an array, a cut body, one nested past reason). */
 export function jsonObject(text: string): Record<string, unknown> | undefined {
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return undefined;
   try {
     const value: unknown = JSON.parse(text);
     return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -49,8 +49,9 @@ export interface Prober {
   close(): void;
 }
 
-// A discovery document is a few KB and the MCP App's page about 100 KB; more is not read.
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+// A discovery document is a few KB and the MCP App's page about 100 KB: an answer longer than 1 MB is
+// no Portico's, and reading on would let the server spend the command's memory and time.
+const MAX_BODY_BYTES = 1024 * 1024;
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'ECONNRESET']);
 
 /**
@@ -109,7 +110,9 @@ function send(request: ProbeRequest, budgetMs: number, elapsed: () => number, ag
       let size = 0;
       res.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+        if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+        finish({ kind: 'broken', code: 'E2BIG', message: `the answer is longer than ${MAX_BODY_BYTES / 1024 / 1024} MB; not read further` });
+        req.destroy();
       });
       res.on('end', () => {
         answer.body = Buffer.concat(chunks).toString('utf8');

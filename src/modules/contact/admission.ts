@@ -1,6 +1,7 @@
 // How many inquiries one node works on at once (D19): a few at a time, a bounded line behind them, and a
 // refusal at once beyond the line.
 import { AppError } from '../../errors.js';
+import { Semaphore, type Release } from '../../semaphore.js';
 
 export interface AdmissionLimits {
   /** Inquiries stored and delivered at once. */
@@ -31,38 +32,29 @@ const serverBusy = () =>
 
 /** Inquiries being stored and delivered on this node, and those waiting for a place, in arrival order. */
 export class Admission {
-  private busy = 0;
-  private readonly line: (() => void)[] = [];
+  private readonly places: Semaphore;
 
-  constructor(private readonly limits: AdmissionLimits = ADMISSION_LIMITS) {}
+  constructor(private readonly limits: AdmissionLimits = ADMISSION_LIMITS) {
+    this.places = new Semaphore(limits.inFlight);
+  }
 
   /** Runs `work` once there is a place for it; throws server_busy, having done nothing, when there is none. */
   async admit<T>(work: () => Promise<T>): Promise<T> {
-    if (this.busy < this.limits.inFlight) this.busy++;
-    else await this.placeInLine();
+    const release = this.places.tryTake() ?? (await this.placeInLine());
     try {
       return await work();
     } finally {
-      // The place goes straight to the first in line, so that a newcomer cannot overtake it.
-      const next = this.line.shift();
-      if (next) next();
-      else this.busy--;
+      release();
     }
   }
 
-  /** Resolves holding a place handed over by an inquiry that finished. */
-  private placeInLine(): Promise<void> {
-    if (this.line.length >= this.limits.waiting) return Promise.reject(serverBusy());
-    return new Promise((resolve, reject) => {
-      const turn = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => {
-        this.line.splice(this.line.indexOf(turn), 1);
-        reject(serverBusy());
-      }, this.limits.waitMs);
-      this.line.push(turn);
-    });
+  /** A place handed over by an inquiry that finished, within the wait; server_busy when the line is full or the wait ran out. */
+  private async placeInLine(): Promise<Release> {
+    if (this.places.waiting >= this.limits.waiting) throw serverBusy();
+    try {
+      return await this.places.take(AbortSignal.timeout(this.limits.waitMs));
+    } catch {
+      throw serverBusy();
+    }
   }
 }

@@ -1,5 +1,6 @@
 // Delivery as a durable job (D15): an attempt sends the inquiry on every channel that does not have it
 // yet (the team's e-mail, the webhook), records what got through, and schedules the next attempt.
+import { setTimeout as pause } from 'node:timers/promises';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Deliverable, Delivered, InquiryStore } from '../../ports/inquiry-store.js';
@@ -31,6 +32,11 @@ export const STALE_ATTEMPT_MS = 60_000;
 export const FIRST_RETRY_MS = 15_000;
 export const MAX_RETRY_MS = 3_600_000;
 export const WEBHOOK_EVENT = 'inquiry.received';
+// D23: what a channel accepted is recorded even when the store cannot write for a while (another process
+// holds SQLite's lock, PostgreSQL restarts): the write is asked again for this long, well within
+// STALE_ATTEMPT_MS, so that the stale-attempt job never takes a delivered inquiry for an abandoned one.
+const RECORD_WITHIN_MS = 15_000;
+const RECORD_RETRY_MS = 500;
 
 /** Starts a delivery attempt on a stored inquiry and runs it; used for retries and by `inquiries resend`. */
 export async function deliver(deps: DeliveryDeps, id: string, options: { resendSent?: boolean } = {}): Promise<void> {
@@ -84,12 +90,18 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
   const now = deps.clock.now();
   if (failures.length === 0) {
     deps.metrics.inquiryOutcome(inquiry.channel, 'delivered');
-    return deps.inquiries.markSent(inquiry.id, now, delivered);
+    try {
+      return await recorded(deps, () => deps.inquiries.markSent(inquiry.id, now, delivered));
+    } catch (error) {
+      // The team has the lead: the caller is told so. Only a stale-attempt job may send it again now.
+      deps.log.error({ err: error, inquiry: inquiry.id }, 'inquiry delivered, but its status could not be recorded; it may be delivered again');
+      return;
+    }
   }
   const nextAttemptAt = failures.some((f) => f.permanent) ? null : retryAt(inquiry.createdAt, inquiry.attempts ?? 1, now, deps.retryForMs, deps.random);
   deps.metrics.inquiryOutcome(inquiry.channel, nextAttemptAt === null ? 'failed' : 'retrying');
   const error = failures.map((f) => f.reason).join('; ');
-  await deps.inquiries.markFailed(inquiry.id, now, { ...delivered, error, nextAttemptAt });
+  await recorded(deps, () => deps.inquiries.markFailed(inquiry.id, now, { ...delivered, error, nextAttemptAt }));
   const retry = nextAttemptAt === null ? 'no retry left; kept for `portico inquiries resend`' : `retried at ${new Date(nextAttemptAt).toISOString()}`;
   deps.log.error({ inquiry: inquiry.id, reason: error, nextAttemptAt }, `inquiry not delivered; ${retry}`);
 
@@ -101,6 +113,19 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
       ? 'the inquiry was received and stored, but it could not be delivered and will not be retried automatically; the team can resend it'
       : `the inquiry was received and stored, but it could not be delivered yet; it is retried automatically for up to ${hours(deps.retryForMs)}`,
   );
+}
+
+/** Runs the status write, asked again while the store says it cannot write, for RECORD_WITHIN_MS at most. */
+async function recorded(deps: DeliveryDeps, write: () => Promise<void>): Promise<void> {
+  const started = deps.clock.now();
+  for (;;) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'store_unavailable') || deps.clock.now() - started >= RECORD_WITHIN_MS) throw error;
+      await pause(RECORD_RETRY_MS);
+    }
+  }
 }
 
 /**

@@ -16,6 +16,18 @@ const SINGLE_LINE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029]*$/u;
 const PROSE = /^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]*$/u;
 // An address a mail server will route: dot-atom local part, a domain of letter/digit labels (IDN allowed).
 const EMAIL = /^(?!\.)(?!.*\.\.)[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}(?<!\.)@(?:[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?\.)+\p{L}[\p{L}\p{N}-]{0,62}$/u;
+// The same rule as the schemas publish it, in the subset of regular expressions that JSON Schema validators
+// share: ECMA-262 with and without the u flag, and Python's re (`\p{L}` is a syntax error there, and an
+// unknown escape without the u flag). A letter or digit of a domain label is [A-Za-z0-9] or any non-ASCII
+// character, a class that matches a character outside the BMP whole with the u flag and each of its
+// surrogates without, so the verdicts agree. Looser where the subset cannot say it (the scripts of the
+// letters, 64 and 63 character parts): EMAIL, above, decides. Python's `$` also matches before a final
+// line break; the lookahead after it makes it the end of the string in both.
+const LOCAL_ATOM = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+const ALNUM = String.raw`[^\x00-\x2F\x3A-\x40\x5B-\x60\x7B-\x7F]`;
+const ALNUM_OR_HYPHEN = String.raw`[^\x00-\x2C\x2E\x2F\x3A-\x40\x5B-\x60\x7B-\x7F]`;
+const LETTER = String.raw`[^\x00-\x40\x5B-\x60\x7B-\x7F]`;
+export const PORTABLE_EMAIL_PATTERN = String.raw`^${LOCAL_ATOM}(?:\.${LOCAL_ATOM})*@(?:${ALNUM}(?:${ALNUM_OR_HYPHEN}*${ALNUM})?\.)+${LETTER}${ALNUM_OR_HYPHEN}*$(?!\n)`;
 
 // Leading and trailing white space is dropped from single-line fields before they are checked and kept
 // ("  Ana  " is "Ana"): it is never meant, and it would be echoed in the mail and its subject.
@@ -33,8 +45,8 @@ export const ContactRequest = z
         .string({ error: 'email must be a string' })
         .trim()
         .max(254, 'email must be at most 254 characters')
-        .regex(EMAIL, 'email must be a valid e-mail address')
-        .meta({ format: 'email', maxLength: 254 }),
+        .refine((value) => EMAIL.test(value), 'email must be a valid e-mail address')
+        .meta({ format: 'email', maxLength: 254, pattern: PORTABLE_EMAIL_PATTERN }),
       message: text(5000, 'message').refine((value) => PROSE.test(value), 'message must not contain control characters other than tabs and line breaks'),
       locale: z.enum(LOCALES, { error: `locale must be one of ${LOCALES.join(', ')}` }).default('es'),
       privacy: z.literal(true, { error: 'privacy must be true (the privacy policy must be accepted)' }),

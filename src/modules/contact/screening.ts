@@ -5,6 +5,7 @@ import { disposableEmailBlocklistSet } from 'disposable-email-domains-js';
 import type { ScreeningSettings } from '../../config/screening.js';
 import { normalizeEmail } from '../../ports/normalize-email.js';
 import type { SpamReason } from '../../ports/spam-check.js';
+import { foldTerm } from './term-fold.js';
 
 export interface Screened {
   name: string;
@@ -24,7 +25,7 @@ export function localScreening(settings: ScreeningSettings): (inquiry: Screened)
     if (!settings.enabled) return reasons;
     if (isDisposable(disposable!, inquiry.email)) reasons.push('disposable-address');
     if (countLinks(inquiry.message) > settings.maxLinks) reasons.push('links');
-    if (blocked && (blocked.test(fold(inquiry.message)) || blocked.test(fold(inquiry.name)))) reasons.push('blocked-term');
+    if (blocked && (blocked.test(foldTerm(inquiry.message)) || blocked.test(foldTerm(inquiry.name)))) reasons.push('blocked-term');
     return reasons;
   };
 }
@@ -46,23 +47,10 @@ export function countLinks(text: string): number {
   return text.normalize('NFKC').match(LINK)?.length ?? 0;
 }
 
-/**
- * Text as terms are compared: compatibility forms and accents folded (NFKD, combining marks dropped),
- * characters that show nothing removed (a zero-width space inside a word), and lower case. So "Casinó",
- * "CASINO" and "ca\u200bsino" all read "casino"; in Spanish, "año" reads "ano", which a term list had
- * better not hold alone.
- */
-function fold(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\p{M}\p{Default_Ignorable_Code_Point}]/gu, '')
-    .toLowerCase();
-}
-
 /** One expression for every term, on word boundaries of any script; a term's inner spaces match any run of white space. */
 function termsPattern(terms: readonly string[]): RegExp {
   const alternatives = terms.map((term) =>
-    fold(term)
+    foldTerm(term)
       .trim()
       .split(/\s+/)
       .map((word) => word.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'))

@@ -8,6 +8,7 @@ import { uuidV7 } from '../../ports/random.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import { SpamCheckUnavailable, type SpamCheck, type SpamReason } from '../../ports/spam-check.js';
 import { acknowledge } from './acknowledgement.js';
+import type { PendingWork } from '../../pending-work.js';
 import type { Admission } from './admission.js';
 import { attempt, deliver, type DeliveryDeps } from './delivery.js';
 import type { ContactRequest } from './schema.js';
@@ -34,6 +35,8 @@ export interface ContactDeps extends DeliveryDeps {
   limiter: RateLimiter;
   /** The inquiries this node works on at once, whichever door they come through (D19). */
   admission: Admission;
+  /** Acknowledgements under way, which a stopping node waits for. */
+  pending: PendingWork;
   screening: Screening;
 }
 
@@ -58,11 +61,7 @@ const HUMAN_CHECK_RETRY_AFTER_SECONDS = '10';
  * screening (D20) keeps spam and duplicates back, answered as any other. Refusals throw AppError; so does
  * a node already at its bound of inquiries in flight (server_busy).
  */
-export function submitInquiry(deps: ContactDeps, submission: Submission): Promise<void> {
-  return deps.admission.admit(() => submit(deps, submission));
-}
-
-async function submit(deps: ContactDeps, submission: Submission): Promise<void> {
+export async function submitInquiry(deps: ContactDeps, submission: Submission): Promise<void> {
   const { request } = submission;
   const { screening } = deps;
   const inquiry = newInquiry(deps, submission, screening.local(request));
@@ -70,7 +69,7 @@ async function submit(deps: ContactDeps, submission: Submission): Promise<void> 
   // D8: a filled honeypot looks accepted to the bot, is kept as spam, and sends nothing: before any other
   // check, so that a bot learns nothing from a refusal.
   if (inquiry.spamReasons.includes('honeypot') && screening.hold.includes('honeypot')) {
-    await store(deps, inquiry);
+    await deps.admission.admit(() => store(deps, inquiry));
     return;
   }
 
@@ -78,18 +77,22 @@ async function submit(deps: ContactDeps, submission: Submission): Promise<void> 
   // single-use), and a key is only ever found for its own sender (scopedKey), so this probes nothing.
   if (inquiry.idempotencyKey !== null) {
     const earlier = await deps.inquiries.findByIdempotencyKey(inquiry.idempotencyKey);
-    if (earlier) return replay(deps, earlier, inquiry.fingerprint);
+    if (earlier) return deps.admission.admit(() => replay(deps, earlier, inquiry.fingerprint));
   }
 
+  // The outside checks wait outside the admission line, each bounded and timed by its own client
+  // (form-poster.ts): a stalled Turnstile or Akismet holds no place that a Bearer or MCP inquiry needs (D23).
   const checked = !submission.authenticated && deps.humanCheck !== undefined;
   if (checked) await checkHuman(deps.humanCheck!, request.turnstileToken, submission.remoteIp);
   // Asked only of an inquiry nothing holds yet: the others are kept whatever it answers.
   if (screening.remote && !inquiry.spamReasons.some((reason) => screening.hold.includes(reason))) await askRemote(deps, screening.remote, inquiry, submission);
 
-  if (!(await store(deps, inquiry))) return;
-  // The submitter proved something (a passed check, or a token naming its client): never a stranger's address.
-  if (deps.acknowledge && (checked || submission.clientId !== null)) void acknowledge(deps, inquiry);
-  await attempt(deps, inquiry);
+  await deps.admission.admit(async () => {
+    if (!(await store(deps, inquiry))) return;
+    // The submitter proved something (a passed check, or a token naming its client): never a stranger's address.
+    if (deps.acknowledge && (checked || submission.clientId !== null)) deps.pending.start(acknowledge(deps, inquiry));
+    await attempt(deps, inquiry);
+  });
 }
 
 /**

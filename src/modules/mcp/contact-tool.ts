@@ -1,6 +1,6 @@
 // The contact_service tool: the ContactRequest schema minus the browser-only fields, and the same submit path.
 import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import type * as z from 'zod';
+import * as z from 'zod';
 import { AppError } from '../../errors.js';
 import { describeIssues, issueFields, validate, type Issues } from '../common/schema-issues.js';
 import { ContactRequest } from '../contact/schema.js';
@@ -32,6 +32,17 @@ export const ContactToolArguments: StandardSchemaWithJSON<ContactToolInput, Cont
     jsonSchema: ContactToolInput['~standard'].jsonSchema,
   },
 };
+
+/**
+ * The structuredContent of every result, sent or refused (MCP 2025-11-25, "Output Schema"): a host that
+ * validates structured results, or shows them, has the shape of each outcome (docs/mcp.md).
+ */
+export const ContactToolOutput = z.object({
+  ok: z.boolean().describe('true when the inquiry was delivered to the team'),
+  error: z.string().optional().describe('why it was not sent: an error code of docs/errors.md, as POST /api/contact answers it'),
+  retryAfterSeconds: z.number().int().min(0).optional().describe('for a refusal that passes (a quota, a busy node, a store that cannot write): when to call again'),
+  fields: z.array(z.string()).optional().describe('for invalid_request: the arguments at fault'),
+});
 
 export const CONTACT_TOOL_DESCRIPTION = [
   'Send a sales, demo or support inquiry to the team behind the community and property management software.',

@@ -1,7 +1,7 @@
 // The MCP server (official SDK 2.x): one tool, served statelessly for 2026-07-28 and 2025-era clients.
 import type { ContactDeps } from '../contact/submit.js';
 import { CONTACT_FORM_MIME, CONTACT_FORM_URI, contactFormHtml } from './ui/contact-form-html.js';
-import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolArguments, type Caller } from './contact-tool.js';
+import { callContactTool, CONTACT_TOOL, CONTACT_TOOL_DESCRIPTION, ContactToolArguments, ContactToolOutput, type Caller } from './contact-tool.js';
 
 export const SERVER_INFO = { name: 'portico', title: 'Portico', version: '1.0.0' };
 
@@ -65,6 +65,7 @@ async function sdkHandler(deps: ContactDeps, callers: WeakMap<Request, Caller>, 
         title: 'Contact the team',
         description: CONTACT_TOOL_DESCRIPTION,
         inputSchema: ContactToolArguments,
+        outputSchema: ContactToolOutput,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
         // MCP Apps: hosts that render apps show the contact form; `ui/resourceUri` is the pre-2026 key.
         _meta: { ui: { resourceUri: CONTACT_FORM_URI }, 'ui/resourceUri': CONTACT_FORM_URI },

@@ -72,6 +72,11 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
             'A message the transport refuses, as a JSON-RPC error: a body that is not JSON (-32700), not a JSON-RPC message or a batch (-32600), MCP headers that disagree with the body (-32020), or an unsupported protocol version.',
           schema: JsonRpcError,
         },
+        404: {
+          description:
+            'A 2026-07-28 request for a method this server does not offer (prompts, completion, logging, resource subscriptions, subscriptions/listen), as JSON-RPC error -32601; the 2025 era answers it with 200.',
+          schema: JsonRpcError,
+        },
         406: { description: 'The Accept header allows neither application/json nor text/event-stream (MCP Streamable HTTP), as a JSON-RPC error.', schema: JsonRpcError },
       },
       errors: ['invalid_token', 'insufficient_scope', 'forbidden', 'unsupported_media_type', 'payload_too_large', 'rate_limited', 'store_unavailable'],
@@ -89,6 +94,12 @@ export function mcpRoutes(deps: ContactDeps, settings: McpRouteSettings): RouteS
         }
         // D1: JSON-RPC batches are not part of the protocol since 2025-06-18.
         if (Array.isArray(body)) return jsonRpcError(400, -32600, 'JSON-RPC batches are not supported');
+        // SEP-2575's subscriptions/listen (2026-07-28) opens a stream of list changes and resource updates.
+        // Nothing this server lists changes while it runs (server/discover says listChanged: false, and it
+        // offers no resource subscriptions): the method is not offered, and answered as the SDK answers every
+        // other such method, where the SDK would hold open a stream that never says anything.
+        const listen = subscriptionsListen(body);
+        if (listen) return { status: 404, body: JSON.stringify({ jsonrpc: '2.0', id: listen.id, error: { code: -32601, message: 'Method not found' } }), contentType: 'application/json' };
         const era = toolsListEra(body, headers);
         if (era) return { status: 200, body: await toolsList(era, (body as { id: string | number }).id), contentType: 'application/json' };
         const caller: Caller = {
@@ -111,6 +122,13 @@ const jsonRpcError = (status: number, code: number, message: string) => ({
   body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }),
   contentType: 'application/json',
 });
+
+/** A subscriptions/listen request, with the id to answer it under. */
+function subscriptionsListen(body: unknown): { id: string | number } | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { method, id } = body as { method?: unknown; id?: unknown };
+  return method === 'subscriptions/listen' && (typeof id === 'string' || typeof id === 'number') ? { id } : undefined;
+}
 
 type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
 

@@ -28,7 +28,11 @@ export async function authenticateClient(deps: OAuthDeps, presented: PresentedCr
 
   const clientId = basic?.clientId ?? presented.clientId;
   if (!clientId) throw invalidClient('client authentication is required (HTTP Basic, or client_id and client_secret)');
-  const client = await findClient(deps, clientId);
+  const client = await findClient(deps, clientId).catch((error: unknown) => {
+    // A metadata document that cannot be used (D13) is a failed client authentication like any other:
+    // RFC 6749 section 5.2's 401 carries the challenge.
+    throw error instanceof AppError && error.code === 'invalid_client' ? Object.assign(invalidClient(error.description), { cause: error }) : error;
+  });
   // An unknown client and a wrong secret get the same answer, after the same work: the refusal tells an
   // attacker nothing about which client ids exist (RFC 6749 section 5.2 needs no more than invalid_client).
   if (!client) {

@@ -18,7 +18,7 @@ export async function oauthRows(api: TestApp): Promise<number> {
   const { rows } = await sql<{
     n: number;
   }>`select (select count(*) from oauth_consents) + (select count(*) from oauth_codes) + (select count(*) from oauth_grants) + (select count(*) from oauth_tokens) + (select count(*) from oauth_clients) as n`.execute(
-    api.deps.db,
+    api.deps.engine.db,
   );
   return Number(rows[0]!.n);
 }

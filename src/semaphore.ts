@@ -1,26 +1,39 @@
-// A fixed number of places, taken in turn: what bounds the requests an HTTP client has out at once.
+// A fixed number of places, taken in turn: what bounds the inquiries a node works on at once
+// (modules/contact/admission.ts) and the requests an HTTP client has out at once (adapters/form-poster.ts).
 
 /** Gives back a place; a second call does nothing. */
 export type Release = () => void;
 
 /**
- * At most `size` holders at once; the others wait in arrival order. A waiter whose signal aborts leaves the
- * line with the signal's reason and never holds a place.
+ * At most `places` holders at once; the others wait in arrival order, and a place given back goes straight
+ * to the first of them, never to a newcomer. A waiter whose signal aborts leaves the line with the signal's
+ * reason and never holds a place.
  */
-export class Slots {
+export class Semaphore {
   private free: number;
   private readonly line: ((release: Release) => void)[] = [];
 
-  constructor(size: number) {
-    this.free = size;
+  constructor(places: number) {
+    this.free = places;
   }
 
+  /** How many wait in line. */
+  get waiting(): number {
+    return this.line.length;
+  }
+
+  /** A place now, or undefined when every one is held. */
+  tryTake(): Release | undefined {
+    if (this.free === 0) return undefined;
+    this.free--;
+    return this.releaser();
+  }
+
+  /** A place, once one is free; rejects with the signal's reason if it aborts first. */
   take(signal: AbortSignal): Promise<Release> {
     if (signal.aborted) return Promise.reject(signal.reason as Error);
-    if (this.free > 0) {
-      this.free--;
-      return Promise.resolve(this.releaser());
-    }
+    const now = this.tryTake();
+    if (now) return Promise.resolve(now);
     return new Promise((resolve, reject) => {
       const turn = (release: Release) => {
         signal.removeEventListener('abort', leave);
