@@ -15,6 +15,7 @@ import { isTurnstileTestSecret, type Config } from './config/config.js';
 import { memoryCounters } from './adapters/memory-counters.js';
 import { storeRateLimiter } from './http/store-rate-limiter.js';
 import { Admission, type AdmissionLimits } from './modules/contact/admission.js';
+import { AnswerFloor } from './modules/contact/answer-floor.js';
 import type { ContactDeps, Screening } from './modules/contact/submit.js';
 import { localScreening } from './modules/contact/screening.js';
 import { akismetSpamCheck } from './adapters/akismet/comment-check.js';
@@ -150,7 +151,7 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
   const outboxDir = options.outboxDir ?? OUTBOX_DIR;
   const mailer = smtp ? smtpMailer({ smtp, dkim, log: logger }) : webhookSettings ? undefined : outboxMailer(outboxDir, dkim);
   const webhook = webhookSettings && standardWebhookSender(webhookSettings, clock);
-  const screening = buildScreening(config, options.akismetTimeoutMs ?? AKISMET_TIMEOUT_MS);
+  const screening = buildScreening(config, options.akismetTimeoutMs ?? AKISMET_TIMEOUT_MS, clock, random);
   // prom-client loads only when metrics are asked for: it adds some 80 ms to a start.
   const prometheus = config.metrics ? (await import('./adapters/metrics/prometheus.js')).prometheusMetrics({ inquiries, clock }) : undefined;
   const metrics = prometheus ?? noMetrics;
@@ -196,10 +197,10 @@ export async function buildDeps(config: Readonly<Config>, options: DepsOptions =
 const AKISMET_TIMEOUT_MS = 1_500;
 
 /** The screening the settings ask for: the local checks built once, Akismet when AKISMET_KEY is set. */
-function buildScreening(config: Readonly<Config>, akismetTimeoutMs: number): Screening {
+function buildScreening(config: Readonly<Config>, akismetTimeoutMs: number, clock: Clock, random: Random): Screening {
   const { screening, appEnv, publicUrl } = config;
   const remote = screening.enabled && screening.akismet ? akismetSpamCheck({ ...screening.akismet, site: publicUrl, test: appEnv !== 'production', timeoutMs: akismetTimeoutMs }) : undefined;
-  return { local: localScreening(screening), hold: screening.hold, duplicateWindowMs: screening.duplicateWindowMs, remote };
+  return { local: localScreening(screening), hold: screening.hold, duplicateWindowMs: screening.duplicateWindowMs, remote, answerFloor: new AnswerFloor(clock, random) };
 }
 
 /** Each refusal by a limit counted outside the routes is reported, as the routes' own are (app.ts). */

@@ -16,6 +16,8 @@ export interface TestSmtpServer {
   /** Raw messages as received on the wire. */
   raw: string[];
   mode: SmtpMode;
+  /** How long an accepting server takes to answer a message's end, as a relay across the Internet does (0). */
+  acceptAfterMs: number;
   close(): Promise<void>;
 }
 
@@ -24,7 +26,7 @@ export interface TestSmtpServer {
  * clients. `host` is loopback unless a container must reach it.
  */
 export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0, host = '127.0.0.1'): Promise<TestSmtpServer> {
-  const state: TestSmtpServer = { url: '', messages: [], accepted: [], raw: [], mode, close: async () => {} };
+  const state: TestSmtpServer = { url: '', messages: [], accepted: [], raw: [], mode, acceptAfterMs: 0, close: async () => {} };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -56,6 +58,7 @@ export async function startSmtpServer(mode: SmtpMode = 'accept', port = 0, host 
         if (state.mode === 'hang') return;
         const accept = () => (state.accepted.push(parsed), callback());
         if (state.mode === 'slow') setTimeout(accept, 1500);
+        else if (state.acceptAfterMs > 0) setTimeout(accept, state.acceptAfterMs);
         else accept();
       });
     },

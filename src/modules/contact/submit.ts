@@ -8,6 +8,7 @@ import { uuidV7 } from '../../ports/random.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import { SpamCheckUnavailable, type SpamCheck, type SpamReason } from '../../ports/spam-check.js';
 import { acknowledge } from './acknowledgement.js';
+import type { AnswerFloor } from './answer-floor.js';
 import type { PendingWork } from '../../pending-work.js';
 import type { Admission } from './admission.js';
 import { attempt, deliver, type DeliveryDeps } from './delivery.js';
@@ -24,6 +25,8 @@ export interface Screening {
   duplicateWindowMs: number;
   /** Akismet, when AKISMET_KEY is set and screening is on. */
   remote: SpamCheck | undefined;
+  /** When an inquiry kept back may be answered: no sooner than one that went out (answer-floor.ts). */
+  answerFloor: AnswerFloor;
 }
 
 export interface ContactDeps extends DeliveryDeps {
@@ -67,10 +70,10 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
   const inquiry = newInquiry(deps, submission, screening.local(request));
 
   // D8: a filled honeypot looks accepted to the bot, is kept as spam, and sends nothing: before any other
-  // check, so that a bot learns nothing from a refusal.
+  // check, so that a bot learns nothing from a refusal, nor from the answer's time.
   if (inquiry.spamReasons.includes('honeypot') && screening.hold.includes('honeypot')) {
     await deps.admission.admit(() => store(deps, inquiry));
-    return;
+    return screening.answerFloor.keptBack(inquiry.createdAt);
   }
 
   // Before the human check: a browser retrying after a timeout has no fresh Turnstile token (each is
@@ -87,12 +90,18 @@ export async function submitInquiry(deps: ContactDeps, submission: Submission): 
   // Asked only of an inquiry nothing holds yet: the others are kept whatever it answers.
   if (screening.remote && !inquiry.spamReasons.some((reason) => screening.hold.includes(reason))) await askRemote(deps, screening.remote, inquiry, submission);
 
-  await deps.admission.admit(async () => {
-    if (!(await store(deps, inquiry))) return;
+  const delivered = await deps.admission.admit(async () => {
+    if (!(await store(deps, inquiry))) return false;
     // The submitter proved something (a passed check, or a token naming its client): never a stranger's address.
     if (deps.acknowledge && (checked || submission.clientId !== null)) deps.pending.start(acknowledge(deps, inquiry));
     await attempt(deps, inquiry);
+    return true;
   });
+  // Kept back, it is answered no sooner than a delivered one, outside the admission line: its wait holds no
+  // place. Whatever the caller: a token's client is known and limited, but the texts it could probe are
+  // anyone's.
+  if (delivered) screening.answerFloor.delivered(inquiry.createdAt);
+  else await screening.answerFloor.keptBack(inquiry.createdAt);
 }
 
 /**
