@@ -21,6 +21,28 @@ describe('normalizeEmail', () => {
     expect(normalizeEmail('ana@xn--bcher-kva.de')).toBe('ana@xn--bcher-kva.de');
   });
 
+  it('maps the domain as IDNA does before anything lower-cases it, and lower-cases the local part letter by letter, with no final sigma', () => {
+    expect(normalizeEmail('g@ΣΑΣ-x.gr')).toBe(normalizeEmail('g@σασ-x.gr'));
+    expect(normalizeEmail('g@ΣΑΣ-x.gr')).not.toBe(normalizeEmail('g@σας-x.gr'));
+    expect(normalizeEmail('ΟΔΟΣ@example.gr')).toBe('οδοσ@example.gr');
+    expect(normalizeEmail('οδος@example.gr')).toBe('οδος@example.gr');
+  });
+
+  it('keeps the letters docs/storage.md tables as their own: dotless ı, İ, ß', () => {
+    const same = (a: string, b: string) => expect(normalizeEmail(a), `${a} and ${b}`).toBe(normalizeEmail(b));
+    const apart = (a: string, b: string) => expect(normalizeEmail(a), `${a} and ${b}`).not.toBe(normalizeEmail(b));
+    same('ana@DIYARBAKIR.tr', 'ana@diyarbakir.tr');
+    apart('ana@dıyarbakır.tr', 'ana@diyarbakir.tr');
+    apart('ı@example.com', 'i@example.com');
+    same('ana@İstanbul.tr', 'ana@i\u0307stanbul.tr');
+    apart('ana@İstanbul.tr', 'ana@istanbul.tr');
+    apart('İ@example.com', 'i@example.com');
+    same('ana@STRAẞE.de', 'ana@straße.de');
+    apart('ana@straße.de', 'ana@strasse.de');
+    same('ẞ@example.de', 'ß@example.de');
+    apart('ß@example.de', 'ss@example.de');
+  });
+
   it('splits at the last at sign and drops surrounding white space', () => {
     expect(normalizeEmail('  Ana@Example.com ')).toBe('ana@example.com');
     expect(normalizeEmail('"a@b"@Example.com')).toBe('"a@b"@example.com');
@@ -32,7 +54,7 @@ describe('normalizeEmail', () => {
   });
 
   it('is idempotent: a normalized address is its own form', () => {
-    for (const typed of ['Ana@Bücher.de', 'ana@ｅｘａｍｐｌｅ．ｃｏｍ', 'İ@example.com']) {
+    for (const typed of ['Ana@Bücher.de', 'ana@ｅｘａｍｐｌｅ．ｃｏｍ', 'İ@example.com', 'g@ΣΑΣ-x.gr', 'ΟΔΟΣ@ΣΑΣ-x.gr']) {
       const once = normalizeEmail(typed);
       expect(normalizeEmail(once)).toBe(once);
     }

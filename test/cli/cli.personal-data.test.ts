@@ -57,6 +57,21 @@ describe('portico inquiries export, erase and purge --dry-run', () => {
     expect(lines(typed.stderr)).toEqual(['4 inquiries matched PRIVACY.Case@ＥＸＡＭＰＬＥ.com (compared as privacy.case@example.com)']);
   });
 
+  it('finds an address with a capital sigma by the domain mail delivers it to, never by the final-sigma domain, which is another', async () => {
+    // σασ-x.gr and σας-x.gr are two domains; g@ΣΑΣ-x.gr is delivered to the first.
+    await send([
+      ['Georgios', 'g@ΣΑΣ-x.gr'],
+      ['Giorgos', 'g@σας-x.gr'],
+    ]);
+    const exported = async (email: string) => (JSON.parse((await cli('inquiries', 'export', '--email', email)).stdout) as { inquiries: { email: string }[] }).inquiries.map((i) => i.email);
+    expect(await exported('g@ΣΑΣ-x.gr')).toEqual(['g@ΣΑΣ-x.gr']);
+    expect(await exported('G@σασ-X.GR')).toEqual(['g@ΣΑΣ-x.gr']);
+    expect(await exported('g@σας-x.gr')).toEqual(['g@σας-x.gr']);
+
+    expect(lines((await cli('inquiries', 'erase', '--email', 'g@σας-x.gr')).stdout).at(-1)).toBe('erased 1 inquiry, with their outbox copies');
+    expect((await ids()).map((i) => i.email)).toContain('g@ΣΑΣ-x.gr');
+  });
+
   it('says so when no inquiry matched, beside an empty document', async () => {
     const { code, stdout, stderr } = await cli('inquiries', 'export', '--email', 'nobody@example.com');
     expect(code).toBe(0);

@@ -3,10 +3,13 @@
 // compatible migration stops nothing (D22). The whole roll, with the release before built from git, is
 // test/upgrade/.
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/adapters/sql/database.js';
 import { migrateLegacyUpTo } from '../../src/adapters/sql/legacy-migrations.js';
+import { bearerFor, inquiry, startApp } from '../support/app.js';
+import { outboxFiles } from '../support/outbox.js';
 import { startServe } from '../support/serve-process.js';
 import { lines, workspace, type Workspace } from './cli-harness.js';
 
@@ -100,6 +103,28 @@ describe('a database of the release before', () => {
     const check = await space.cli('check');
     expect(check.stdout).toMatch(/^schema +this release's migrations applied$/m);
     expect(check.stdout).not.toMatch(/^backfill/m);
+  });
+  it('keeps this release from acknowledging again the same day an address a node of the release before acknowledged during the roll', async () => {
+    expect((await space.cli('migrate')).code).toBe(0);
+    // What a node of the release before writes beside this release's nodes: no normalized form.
+    const sqlite = new Database(join(space.dir, 'p.sqlite'));
+    try {
+      sqlite.prepare("update inquiries set email_normalized = null, acknowledged_at = ? where id = 'from-the-release-before'").run(Date.now() - 60_000);
+    } finally {
+      sqlite.close();
+    }
+    const outbox = join(space.dir, 'outbox');
+    const api = await startApp({ ...space.env, RATE_LIMITS: 'off', MAIL_ACKNOWLEDGE: 'on' }, { dir: space.dir, outboxDir: outbox });
+    try {
+      const bearer = await bearerFor(api, 'contact:write');
+      expect((await api.post('/api/contact', inquiry({ email: 'Ana@Example.com' }), bearer)).status).toBe(200);
+      expect((await api.post('/api/contact', inquiry({ email: 'bo@example.com' }), bearer)).status).toBe(200);
+    } finally {
+      // A closing node waits for the notes it started after its answers.
+      await api.close();
+    }
+    const notes = outboxFiles(outbox).filter((path) => path.endsWith('.ack.eml'));
+    expect(notes.map((path) => readFileSync(path, 'utf8').includes('bo@example.com'))).toEqual([true]);
   });
 });
 

@@ -233,6 +233,10 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       expect((await store.get('fullwidth'))?.email).toBe('privacy.case@ｅｘａｍｐｌｅ．ｃｏｍ');
       await store.create(inquiry('idn', { email: 'ana@Bücher.de' }));
       expect(await store.idsMatching({ email: 'ANA@xn--bcher-kva.de' }, 10)).toEqual(['idn']);
+      // Mail delivers g@ΣΑΣ-x.gr to σασ-x.gr: not to σας-x.gr, which lower-casing the word would give.
+      await store.create(inquiry('sigma', { email: 'g@ΣΑΣ-x.gr' }));
+      expect(await store.idsMatching({ email: 'g@σασ-x.gr' }, 10)).toEqual(['sigma']);
+      expect(await store.idsMatching({ email: 'g@σας-x.gr' }, 10)).toEqual([]);
       expect(await store.fillNormalizedEmails()).toBe(0);
     });
 

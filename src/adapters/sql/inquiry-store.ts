@@ -113,7 +113,16 @@ export function sqlInquiryStore(db: Db, { serializeDuplicates }: SqlInquiryStore
         .where('id', '=', id)
         .where('acknowledged_at', 'is', null)
         .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('inquiries as earlier').select('earlier.id').where('earlier.email_normalized', '=', normalizeEmail(email)).where('earlier.acknowledged_at', '>', notSince))),
+          not(
+            exists(
+              selectFrom('inquiries as earlier')
+                .select('earlier.id')
+                // A row a node of the release before stored during a roll has no normalized form yet: it
+                // acknowledged by the address as sent (its index inquiries_acknowledged), and so is it found.
+                .where((eb) => eb.or([eb('earlier.email_normalized', '=', normalizeEmail(email)), eb.and([eb('earlier.email_normalized', 'is', null), eb('earlier.email', '=', email)])]))
+                .where('earlier.acknowledged_at', '>', notSince),
+            ),
+          ),
         )
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
