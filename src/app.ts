@@ -1,7 +1,7 @@
 // buildApp(deps): the Fastify instance with every route table mounted; it never listens.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { contactDeps, type Deps } from './deps.js';
-import { answerClientError, answerUnmetExpectation, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
+import { answerClientError, answerUnmetExpectation, BODY_TOO_SLOW, installErrorHandling, sendError, toAppError } from './http/error-mapper.js';
 import { installFormParser } from './http/form-parser.js';
 import { guardConnections, type ClosedReason } from './http/connection-limits.js';
 import { InFlight } from './http/in-flight.js';
@@ -90,6 +90,8 @@ export async function buildApp(deps: Deps, timeouts: typeof HTTP_TIMEOUTS = HTTP
   guardConnections(app.server, {
     maxConnections: config.maxConnections,
     maxPerAddress: config.maxConnectionsPerAddress,
+    minBodyRate: config.minBodyRate,
+    refuseSlowBody: (socket) => answerClientError(Object.assign(new Error('request body too slow'), { code: BODY_TOO_SLOW }), socket),
     uncapped,
     closed,
     clock: deps.clock,
@@ -190,6 +192,8 @@ const CLOSED_WHY: Record<ClosedReason | 'deadline' | 'pipelining-proxy', (config
   // A trusted proxy is never barred: its connections carry every client.
   'pipelining-proxy': () => 'more pipelined answers queued than the node keeps for one connection of a trusted proxy, which is not barred',
   barred: () => 'the address pipelined more requests than it read answers to, within the last minute',
+  'slow-body': (config) => `a request body slower than MIN_BODY_RATE (${config.minBodyRate} bytes a second) after its first 5 s (408)`,
+  'made-room-slow-body': (config) => `the connection that had waited longest on a request body, closed to make room at MAX_CONNECTIONS (${config.maxConnections}) with none idle (408)`,
   deadline: () => 'headers or body not received in time (408)',
 };
 

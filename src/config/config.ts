@@ -1,6 +1,6 @@
 // The service's configuration: parsed once from an environment map into a frozen, typed Config.
 import { durationMs } from './durations.js';
-import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS } from '../http/connection-limits.js';
+import { MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS, MIN_BODY_RATE } from '../http/connection-limits.js';
 import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './cimd.js';
@@ -48,6 +48,8 @@ export interface Config {
   maxConnections: number;
   /** D19: open connections from one address (IPv6 by /64); trusted proxies are not capped. */
   maxConnectionsPerAddress: number;
+  /** MIN_BODY_RATE: bytes a second a request body must average after its first 5 s (408 below); 0: no floor. */
+  minBodyRate: number;
   /** How long inquiries and spam are kept (INQUIRY_RETENTION, SPAM_RETENTION). */
   retention: RetentionSettings;
   /** Where GET /metrics is served (METRICS_PORT, METRICS_HOST); undefined: no metrics at all. */
@@ -150,6 +152,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const maxConnections = setting(() => parseCount('MAX_CONNECTIONS', read('MAX_CONNECTIONS') ?? String(MAX_CONNECTIONS), fail), MAX_CONNECTIONS);
   const perAddress = String(MAX_CONNECTIONS_PER_ADDRESS);
   const maxConnectionsPerAddress = setting(() => parseCount('MAX_CONNECTIONS_PER_ADDRESS', read('MAX_CONNECTIONS_PER_ADDRESS') ?? perAddress, fail), MAX_CONNECTIONS_PER_ADDRESS);
+  const minBodyRate = setting(() => parseRate('MIN_BODY_RATE', read('MIN_BODY_RATE') ?? String(MIN_BODY_RATE), fail), MIN_BODY_RATE);
   const retention: RetentionSettings = {
     inquiryMs: setting(() => parseInquiryRetention(read, delivery.retryForMs, fail), undefined),
     spamMs: setting(() => parseSpamRetention(read, fail), undefined),
@@ -183,6 +186,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     cimd: cimd!,
     maxConnections,
     maxConnectionsPerAddress,
+    minBodyRate,
     retention,
     metrics,
     screening,
@@ -283,4 +287,9 @@ function parseTrustProxy(raw: string | undefined, fail: Fail): TrustProxy {
     }
     return value;
   });
+}
+
+/** Bytes a second, a whole number; 0 turns the floor off. */
+function parseRate(name: string, raw: string, fail: Fail): number {
+  return /^\d{1,7}$/.test(raw) ? Number(raw) : fail(name, 'must be a whole number of bytes a second (0 for no floor)', raw);
 }

@@ -3,7 +3,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { answering, guardConnections, type ClosedReason } from './connection-limits.js';
+import { answering, guardConnections, PIPELINING_CLOSES_PER_TURN, type ClosedReason } from './connection-limits.js';
 
 interface Guarded {
   port: number;
@@ -23,7 +23,10 @@ afterEach(async () => {
 });
 
 /** A server that answers /ok at once and holds /hold/<name> until the test answers it. */
-async function guarded(policy: { maxConnections?: number; maxPerAddress?: number; uncapped?: string[]; now?: () => number }, maxQueued?: number): Promise<Guarded> {
+async function guarded(
+  policy: { maxConnections?: number; maxPerAddress?: number; minBodyRate?: number; uncapped?: string[]; now?: () => number; onClosed?: (reason: ClosedReason) => void },
+  maxQueued?: number,
+): Promise<Guarded> {
   const closed: [ClosedReason, string][] = [];
   const held = new Map<string, ServerResponse>();
   const server = createServer((request, response) => {
@@ -35,8 +38,13 @@ async function guarded(policy: { maxConnections?: number; maxPerAddress?: number
     {
       maxConnections: policy.maxConnections ?? 100,
       maxPerAddress: policy.maxPerAddress ?? 100,
+      minBodyRate: policy.minBodyRate ?? 0,
+      refuseSlowBody: (socket) => socket.end('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n'),
       uncapped: (address) => policy.uncapped?.includes(address) ?? false,
-      closed: (reason, address) => closed.push([reason, address]),
+      closed: (reason, address) => {
+        closed.push([reason, address]);
+        policy.onClosed?.(reason);
+      },
       clock: { now: policy.now ?? (() => Date.now()) },
     },
     maxQueued,
@@ -107,6 +115,77 @@ describe('guardConnections', () => {
     expect(node.closed).toEqual([]);
     expect(await closedAtOnce(await from(node.port, '127.0.0.2'))).toBe(true);
     expect(node.closed).toEqual([['node-full', '127.0.0.2']]);
+  });
+
+  it('makes room at MAX_CONNECTIONS, when none is idle, by answering 408 to the connection that has waited longest on its body', async () => {
+    const node = await guarded({ maxConnections: 3 });
+    const [longest, later] = [await from(node.port, '127.0.0.2'), await from(node.port, '127.0.0.3')];
+    longest.write('POST /hold/longest HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{');
+    await turn();
+    later.write('POST /hold/later HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{');
+    const busy = await from(node.port, '127.0.0.4');
+    busy.write('GET /hold/busy HTTP/1.1\r\nHost: x\r\n\r\n');
+    await turn();
+    const refused = new Promise<string>((resolve) => longest.once('data', (chunk) => resolve(String(chunk).split('\r\n')[0]!)));
+    expect(await get(await from(node.port, '127.0.0.5'), '/ok')).toBe('HTTP/1.1 200 OK');
+    expect(await refused).toBe('HTTP/1.1 408 Request Timeout');
+    expect(node.closed).toEqual([['made-room-slow-body', '127.0.0.2']]);
+    expect(later.destroyed || busy.destroyed).toBe(false);
+  });
+
+  it('answers 408 to a request body that averages less than MIN_BODY_RATE once its grace is past, and spares one that keeps up', async () => {
+    let now = 1_000_000;
+    const node = await guarded({ minBodyRate: 100, now: () => now });
+    const [slow, steady] = [await from(node.port, '127.0.0.2'), await from(node.port, '127.0.0.3')];
+    for (const socket of [slow, steady]) socket.write('POST /hold/body HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n');
+    await turn();
+    // 6 s on the clock: 1 s past the grace, the floor is 100 bytes; one sent 50, the other 150.
+    slow.write('x'.repeat(50));
+    steady.write('x'.repeat(150));
+    now += 6_000;
+    const refused = new Promise<string>((resolve) => slow.once('data', (chunk) => resolve(String(chunk).split('\r\n')[0]!)));
+    expect(await refused).toBe('HTTP/1.1 408 Request Timeout');
+    expect(await closedAtOnce(slow)).toBe(true);
+    expect(node.closed).toEqual([['slow-body', '127.0.0.2']]);
+    expect(steady.destroyed).toBe(false);
+  });
+
+  it('closes at most PIPELINING_CLOSES_PER_TURN pipelining connections in one turn of the event loop, reading the others in later turns', async () => {
+    // The server runs in this process: each turn of its loop ends with this check-phase callback.
+    let turnNo = 0;
+    let turning = true;
+    const tick = () => {
+      turnNo++;
+      if (turning) setImmediate(tick);
+    };
+    const pipeliningTurns: number[] = [];
+    const node = await guarded({ onClosed: (reason) => reason === 'pipelining' && pipeliningTurns.push(turnNo) }, 2);
+    // From 40 addresses: one address's other connections go with its first that pipelines.
+    const flood = await Promise.all(Array.from({ length: 40 }, (_, i) => from(node.port, `127.0.1.${i + 1}`)));
+    await turn();
+    tick();
+    const allClosed = Promise.all(flood.map(closedAtOnce));
+    const requests = 'GET /hold/a HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(4);
+    for (const socket of flood) socket.on('error', () => undefined).write(requests);
+    await allClosed;
+    turning = false;
+    expect(pipeliningTurns).toHaveLength(40);
+    const mostInOneTurn = Math.max(...pipeliningTurns.map((t) => pipeliningTurns.filter((u) => u === t).length));
+    expect(mostInOneTurn).toBeLessThanOrEqual(PIPELINING_CLOSES_PER_TURN);
+  });
+
+  it("closes the other connections of an address it bars, and no other address's", async () => {
+    const node = await guarded({}, 2);
+    const [first, second, elsewhere] = [await from(node.port, '127.0.0.2'), await from(node.port, '127.0.0.2'), await from(node.port, '127.0.0.3')];
+    expect(await get(second, '/ok')).toBe('HTTP/1.1 200 OK');
+    const bothClosed = Promise.all([closedAtOnce(first), closedAtOnce(second)]);
+    first.on('error', () => undefined).write('GET /hold/a HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(4));
+    await bothClosed;
+    expect(node.closed).toEqual([
+      ['pipelining', '127.0.0.2'],
+      ['barred', '127.0.0.2'],
+    ]);
+    expect(await get(elsewhere, '/ok')).toBe('HTTP/1.1 200 OK');
   });
 
   it('bars an address that pipelines past the bound until its minute has passed on the clock, and lets others in meanwhile', async () => {

@@ -7,7 +7,13 @@
 // write and never read the answers: a connection with answers queued is not read further until they are
 // sent, and one with more than MAX_PIPELINED queued is closed. node:http parses the whole of each read (64 KB,
 // some 1,300 minimal requests) before anyone can stop it, and each of those requests costs it again when the
-// connection closes: a client that did that is barred for a minute, so that its next connections cost nothing.
+// connection closes: a client that did that is barred for a minute, its other connections closed with it, so
+// that they and its next connections cost nothing.
+// Many addresses together: past PIPELINING_CLOSES_PER_TURN such closes in one turn of the event loop, the
+// node reads no other connection until the next turn, so that what pipelining makes node:http parse at once
+// is bounded whatever the number of addresses. A request body that comes
+// slower than MIN_BODY_RATE is answered 408, and at the node's cap the connection that has waited longest
+// on a body makes room for a newcomer when none is idle.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../ports/clock.js';
@@ -31,13 +37,36 @@ export const MAX_CONNECTIONS = 2_048;
  * until the connection is gone (docs/security.md).
  */
 export const MAX_CONNECTIONS_PER_ADDRESS = 32;
+/**
+ * D19: the bytes a second a request body must average once BODY_GRACE_MS are past, as Apache's
+ * mod_reqtimeout asks by default (MinRate=500): a client on the slowest mobile link sends a contact form's
+ * few kilobytes in well under its grace, while one that trickles a byte at a time to hold a connection is
+ * answered 408 within seconds rather than at the request's 30 s deadline.
+ */
+export const MIN_BODY_RATE = 500;
+/**
+ * MIN_BODY_RATE's grace: a request body may take this long before its rate is judged, as Apache's
+ * mod_reqtimeout gives a body its first seconds (`body=5,MinRate=500`).
+ */
+export const BODY_GRACE_MS = 5_000;
+/** How long a new connection may send nothing before it counts as idle, one that makes room for a newcomer. */
+const SILENT_MS = 1_000;
+/** How often bodies under way are checked against MIN_BODY_RATE. */
+const BODY_CHECK_EVERY_MS = 1_000;
+/**
+ * Connections closed for pipelining in one turn of the event loop before the node stops reading the others
+ * until the next turn. node:http parses the whole of each read before anyone can stop it, some 3 MB for
+ * 64 KB of pipelined requests, and lets it go only at the end of the turn, once the closed connections are
+ * gone: ten addresses of 32 connections each, all read in one turn, grew a node by 727 MB.
+ */
+export const PIPELINING_CLOSES_PER_TURN = 4;
 /** How long an address that pipelined past MAX_PIPELINED has its new connections closed at once. */
 export const BARRED_MS = 60_000;
 /** Addresses remembered as barred at once: a flood from many cannot grow the map. */
 const MAX_BARRED = 10_000;
 
 /** Why the guard closed a connection. */
-export type ClosedReason = 'address-cap' | 'barred' | 'node-full' | 'made-room' | 'pipelining';
+export type ClosedReason = 'address-cap' | 'barred' | 'node-full' | 'made-room' | 'made-room-slow-body' | 'pipelining' | 'slow-body';
 
 export interface ConnectionPolicy {
   /** MAX_CONNECTIONS: open connections in all. */
@@ -46,6 +75,10 @@ export interface ConnectionPolicy {
   maxPerAddress: number;
   /** Peers whose connections carry many clients (trusted proxies): not capped by address. */
   uncapped(address: string): boolean;
+  /** MIN_BODY_RATE: the bytes a second a request body must average once BODY_GRACE_MS are past; 0: no floor. */
+  minBodyRate: number;
+  /** Answers a request whose body came too slowly (408), before the guard closes its connection. */
+  refuseSlowBody(socket: Socket): void;
   /** Told of every connection the guard closes, with the peer's address. */
   closed(reason: ClosedReason, address: string): void;
   clock: Clock;
@@ -56,12 +89,17 @@ const GUARD = Symbol('portico.connection');
 interface Guarded {
   /** The address the connection counts under, or undefined when it is not capped by address. */
   key: string | undefined;
+  /** When it was accepted (the clock's ms). */
+  acceptedAt: number;
   /** The answer to the last request the connection sent: the connection is idle once it is sent. */
   lastResponse: ServerResponse | undefined;
   /** Answers parsed and waiting behind the one being sent. */
   queued: number;
   /** Whether keepPaused listens to the socket. */
   held: boolean;
+  /** When the last request's headers were in (the clock's ms), and the bytes read from the socket by then. */
+  requestAt: number;
+  readAtRequest: number;
 }
 
 type GuardedSocket = Socket & { [GUARD]?: Guarded };
@@ -104,31 +142,79 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
     forget(socket);
     socket.destroy();
   };
+  /** Closes a connection whose body is too slow, after its 408: out of the counts at once, gone once the answer is written. */
+  const refuse = (socket: GuardedSocket, reason: ClosedReason) => {
+    policy.closed(reason, socket.remoteAddress ?? '');
+    forget(socket);
+    policy.refuseSlowBody(socket);
+    socket.destroySoon();
+  };
+
+  const isBarred = (key: string | undefined) => {
+    if (key === undefined || !barred.has(key)) return false;
+    if (policy.clock.now() < barred.get(key)!) return true;
+    barred.delete(key);
+    return false;
+  };
 
   server.on('connection', (socket: GuardedSocket) => {
     const address = socket.remoteAddress ?? '';
     const key = policy.uncapped(address) ? undefined : addressKey(address);
-    if (key !== undefined && barred.has(key)) {
-      if (policy.clock.now() < barred.get(key)!) return close(socket, 'barred');
-      barred.delete(key);
-    }
+    if (isBarred(key)) return close(socket, 'barred');
     const ofAddress = key === undefined ? undefined : byAddress.get(key);
     // An HTTP client's pool keeps connections it is not using; the address's oldest idle one makes room.
     if (ofAddress !== undefined && ofAddress.size >= policy.maxPerAddress) {
-      const oldestIdle = firstIdle(ofAddress);
+      const oldestIdle = firstIdle(ofAddress, policy.clock.now());
       if (oldestIdle === undefined) return close(socket, 'address-cap');
       close(oldestIdle, 'made-room');
     }
     if (open.size >= policy.maxConnections) {
-      const oldestIdle = firstIdle(open);
-      if (oldestIdle === undefined) return close(socket, 'node-full');
-      close(oldestIdle, 'made-room');
+      const oldestIdle = firstIdle(open, policy.clock.now());
+      if (oldestIdle !== undefined) close(oldestIdle, 'made-room');
+      else {
+        // Every connection has a request under way: one whose body trickles in holds its place for nothing.
+        const slowest = longestOnBody(open);
+        if (slowest === undefined) return close(socket, 'node-full');
+        refuse(slowest, 'made-room-slow-body');
+      }
     }
-    socket[GUARD] = { key, lastResponse: undefined, queued: 0, held: false };
+    socket[GUARD] = { key, acceptedAt: policy.clock.now(), lastResponse: undefined, queued: 0, held: false, requestAt: 0, readAtRequest: 0 };
     open.add(socket);
     if (key !== undefined) byAddress.set(key, (byAddress.get(key) ?? new Set()).add(socket));
     socket.once('close', () => forget(socket));
   });
+
+  if (policy.minBodyRate > 0) {
+    const checking = setInterval(() => {
+      const now = policy.clock.now();
+      for (const socket of open) {
+        if (!onBody(socket)) continue;
+        const guarded = socket[GUARD]!;
+        const judged = now - guarded.requestAt - BODY_GRACE_MS;
+        if (judged <= 0 || socket.bytesRead - guarded.readAtRequest >= (policy.minBodyRate * judged) / 1000) continue;
+        refuse(socket, 'slow-body');
+      }
+    }, BODY_CHECK_EVERY_MS);
+    checking.unref();
+    server.once('close', () => clearInterval(checking));
+  }
+
+  // Many addresses pipelining at once: past PIPELINING_CLOSES_PER_TURN in one turn of the event loop, every
+  // other connection is not read for the rest of the turn (libuv skips the reads of a socket stopped in the
+  // same turn), so that what node:http parses before the turn's closed connections are let go is bounded.
+  let pipeliningThisTurn = 0;
+  const stilled: GuardedSocket[] = [];
+  const stillTheRest = () => {
+    for (const socket of open) {
+      if (socket.isPaused()) continue;
+      socket.pause();
+      stilled.push(socket);
+    }
+    setImmediate(() => {
+      pipeliningThisTurn = 0;
+      for (const socket of stilled.splice(0)) if (!socket.destroyed) socket.resume();
+    });
+  };
 
   // The access log's listener and Fastify's, called here in turn: a request of a closed connection runs neither.
   const handlers = server.listeners('request') as Handler[];
@@ -145,14 +231,20 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
     // A request injected by a test, or a socket from before the guard: nothing to count.
     if (guarded === undefined) return handle(request, response);
     guarded.lastResponse = response;
+    guarded.requestAt = policy.clock.now();
+    guarded.readAtRequest = socket.bytesRead;
     // node:http gives a response its socket only once the answers before it are sent.
     if (response.socket === null) {
       if (guarded.queued === maxQueued) {
+        close(socket, 'pipelining');
         if (guarded.key !== undefined) {
           if (barred.size >= MAX_BARRED) barred.delete(barred.keys().next().value!);
           barred.set(guarded.key, policy.clock.now() + BARRED_MS);
+          // Its other connections go too, before their reads, which are most likely the same 64 KB.
+          for (const other of byAddress.get(guarded.key) ?? []) close(other, 'barred');
         }
-        return close(socket, 'pipelining');
+        if (++pipeliningThisTurn === PIPELINING_CLOSES_PER_TURN) stillTheRest();
+        return;
       }
       guarded.queued++;
       if (!guarded.held) socket.on('resume', holdWhileQueued);
@@ -185,11 +277,30 @@ function holdWhileQueued(this: GuardedSocket): void {
   if (guarded.queued > 1 && guarded.lastResponse!.req.complete && !this.destroyed) this.pause();
 }
 
-/** The oldest connection with no request underway: never sent one, or its last answer is sent. */
-function firstIdle(connections: Set<GuardedSocket>): GuardedSocket | undefined {
+/** Whether the connection waits on its request's body: the headers are in, the body is not whole, and no answer has begun. */
+function onBody(socket: GuardedSocket): boolean {
+  const last = socket[GUARD]!.lastResponse;
+  return last !== undefined && !last.req.complete && !last.headersSent && !last.writableFinished;
+}
+
+/** The connection that has waited longest on a request body, if any does. */
+function longestOnBody(connections: Set<GuardedSocket>): GuardedSocket | undefined {
+  let longest: GuardedSocket | undefined;
   for (const socket of connections) {
-    const last = socket[GUARD]!.lastResponse;
-    if (last === undefined || last.writableFinished) return socket;
+    if (onBody(socket) && (longest === undefined || socket[GUARD]!.requestAt < longest[GUARD]!.requestAt)) longest = socket;
+  }
+  return longest;
+}
+
+/**
+ * The oldest connection with no request underway: its last answer is sent, or it has sent nothing for
+ * SILENT_MS since it was accepted. One that has just been accepted is not idle: its request is on its way,
+ * and making room with it would turn away the very client that made room before it.
+ */
+function firstIdle(connections: Set<GuardedSocket>, now: number): GuardedSocket | undefined {
+  for (const socket of connections) {
+    const { lastResponse, acceptedAt } = socket[GUARD]!;
+    if (lastResponse === undefined ? now - acceptedAt >= SILENT_MS : lastResponse.writableFinished) return socket;
   }
   return undefined;
 }

@@ -33,8 +33,12 @@ export function sendError(reply: FastifyReply, problem: Problem): FastifyReply {
   return reply.header('cache-control', 'no-store').header('content-type', 'application/json; charset=utf-8').header('x-content-type-options', 'nosniff').send(errorBody(problem));
 }
 
+/** The code answerClientError answers for a body slower than MIN_BODY_RATE (connection-limits.ts). */
+export const BODY_TOO_SLOW = 'PORTICO_BODY_TOO_SLOW';
+
 /** What node:http's parser refused (llhttp error codes), before any route or hook could run. */
 function clientError(code: string | undefined): AppError {
+  if (code === BODY_TOO_SLOW) return new AppError('request_timeout', 'the request body arrived too slowly (MIN_BODY_RATE)');
   if (code === 'HPE_HEADER_OVERFLOW') return new AppError('request_header_fields_too_large', 'the request headers exceed 16 KiB');
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT' || code === 'HPE_REQUEST_TIMEOUT') return new AppError('request_timeout', 'the request did not arrive in time');
   return new AppError('invalid_request', 'the request is not valid HTTP/1.1 (RFC 9112)');

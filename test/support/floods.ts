@@ -62,9 +62,10 @@ export async function peakRssUntil(pid: number, stop: Promise<unknown>): Promise
 
 /**
  * Keeps `count` connections from `from` open for `seconds`, each opened again as soon as the node closes it:
- * `idle` ones after one keep-alive request answered, `slowloris` ones trickling a header line every 2 s.
+ * `idle` ones after one keep-alive request answered, `slowloris` ones trickling a header line every 2 s,
+ * `slow-body` ones a POST /api/contact whose 10 KB body trickles in a byte every 2 s.
  */
-export async function holdConnections(target: Target, kind: 'idle' | 'slowloris', options: { from: string; count: number; seconds: number }): Promise<void> {
+export async function holdConnections(target: Target, kind: 'idle' | 'slowloris' | 'slow-body', options: { from: string; count: number; seconds: number }): Promise<void> {
   const until = Date.now() + options.seconds * 1000;
   const open = new Set<Socket>();
   const one = () => {
@@ -74,7 +75,10 @@ export async function holdConnections(target: Target, kind: 'idle' | 'slowloris'
     let drip: NodeJS.Timeout | undefined;
     socket.on('connect', () => {
       if (kind === 'idle') socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      else {
+      else if (kind === 'slow-body') {
+        socket.write('POST /api/contact HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{');
+        drip = setInterval(() => socket.write(' '), 2_000);
+      } else {
         socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
         drip = setInterval(() => socket.write(`X-Drip-${Date.now()}: 1\r\n`), 2_000);
       }
@@ -93,16 +97,23 @@ export async function holdConnections(target: Target, kind: 'idle' | 'slowloris'
   for (const socket of open) socket.destroy();
 }
 
-/** `sockets` connections from `from`, each writing 64 KB of pipelined GET /openapi.json and reading nothing; resolves when the node closed them all. */
-export async function pipelinedFlood(target: Target, options: { from: string; sockets: number }): Promise<void> {
+/** `count` loopback addresses of their own, `127.0.<block>.1` on: one attacker's many addresses. */
+export const loopbackAddresses = (block: number, count: number): string[] => Array.from({ length: count }, (_, i) => `127.0.${block}.${i + 1}`);
+
+/**
+ * `sockets` connections from each address of `from`, each writing 64 KB of pipelined GET /openapi.json and
+ * reading nothing; resolves when the node closed them all.
+ */
+export async function pipelinedFlood(target: Target, options: { from: string | readonly string[]; sockets: number }): Promise<void> {
   const line = `GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1:${target.port}\r\n\r\n`;
   const burst = line.repeat(Math.floor((64 * 1024) / line.length));
+  const from = typeof options.from === 'string' ? [options.from] : options.from;
   await Promise.all(
     Array.from(
-      { length: options.sockets },
-      () =>
+      { length: options.sockets * from.length },
+      (_, i) =>
         new Promise<void>((resolve) => {
-          const socket = connect({ host: '127.0.0.1', port: target.port, localAddress: options.from }, () => socket.write(burst));
+          const socket = connect({ host: '127.0.0.1', port: target.port, localAddress: from[i % from.length] }, () => socket.write(burst));
           socket.pause();
           socket.on('error', () => undefined);
           // A node that never closes it fails the flood's bound; the socket is let go after 10 s either way.
