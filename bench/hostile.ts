@@ -6,6 +6,8 @@ import { MAX_CONNECTIONS_PER_ADDRESS } from '../src/http/connection-limits.js';
 import { checkHealthUntil, holdConnections, inquiryOverload, loopbackAddresses, peakRssUntil, pipelinedFlood, warmUp, type Target } from '../test/support/floods.js';
 import { measuredAround } from '../test/support/machine-speed.js';
 import { residentMb, RUNTIME_ALLOWANCE_MB } from '../test/support/process-stats.js';
+import { startSmtpServer } from '../test/support/smtp-server.js';
+import { tellApartByTime } from '../test/support/timing-oracle.js';
 import { startPortico, type Running } from './servers.js';
 
 export interface HostileContext {
@@ -28,8 +30,8 @@ export async function hostile(ctx: HostileContext): Promise<HostileRow[]> {
   const seconds = ctx.quick ? 5 : 20;
   let nodes = 0;
   /** A fresh node, as the probe that defined the bars ran it: only the rate limits off. */
-  const fresh = async () => {
-    const env = { MAX_CONNECTIONS_PER_ADDRESS: String(MAX_CONNECTIONS_PER_ADDRESS) };
+  const fresh = async (settings: Record<string, string> = {}) => {
+    const env = { MAX_CONNECTIONS_PER_ADDRESS: String(MAX_CONNECTIONS_PER_ADDRESS), ...settings };
     const node = await startPortico({ dir: ctx.dir, cwd: ctx.dir, name: `hostile-${++nodes}`, cpus: ctx.cpus, logLevel: ctx.logLevel, env });
     ctx.running.push(node);
     return { node, target: { port: Number(new URL(node.url).port), pid: node.pid } satisfies Target };
@@ -78,6 +80,26 @@ export async function hostile(ctx: HostileContext): Promise<HostileRow[]> {
       bar: '>= 90%',
       met: checks.answered / checks.sent >= 0.9,
     });
+  }
+
+  process.stderr.write('hostile: new and kept-back inquiries told apart by their answer time, at a 150 ms relay\n');
+  {
+    const relay = await startSmtpServer();
+    relay.acceptAfterMs = 150;
+    try {
+      const { node } = await fresh({ SMTP_URL: relay.url, SPAM_BLOCKED_TERMS: 'casino' });
+      const [learn, judge] = ctx.quick ? [20, 40] : [80, 120];
+      const told = await tellApartByTime(node.url, { blockedTerm: 'casino', learn, judge });
+      const bar = Math.ceil(judge * 0.65);
+      rows.push({
+        flood: 'timing: new or kept back, anonymous',
+        figure: `${told.correct} of ${told.judged} told apart (medians ${told.medianMs.new.toFixed(0)}, ${told.medianMs['kept back'].toFixed(0)} ms)`,
+        bar: `< ${bar} (65%)`,
+        met: told.correct < bar,
+      });
+    } finally {
+      await relay.close();
+    }
   }
 
   process.stderr.write(`hostile: 1,000 connections of valid inquiries from 40 addresses, ${seconds} s\n`);

@@ -285,6 +285,18 @@ describe('MAX_CONNECTIONS', () => {
   });
 });
 
+describe('MIN_BODY_RATE', () => {
+  it('is 500 bytes a second by default, and 0 turns the floor off', () => {
+    expect(loadConfig({}).minBodyRate).toBe(500);
+    expect(loadConfig({ MIN_BODY_RATE: '2000' }).minBodyRate).toBe(2_000);
+    expect(loadConfig({ MIN_BODY_RATE: '0' }).minBodyRate).toBe(0);
+  });
+
+  it.each(['-1', 'fast', '1.5', '500B/s', '99999999'])('refuses %s', (value) => {
+    expect(configError({ MIN_BODY_RATE: value }, 'MIN_BODY_RATE').message).toBe(`MIN_BODY_RATE must be a whole number of bytes a second (0 for no floor) (got "${value}")`);
+  });
+});
+
 describe('METRICS_PORT and METRICS_HOST', () => {
   it('serves no metrics unless METRICS_PORT is set, and then on loopback', () => {
     expect(loadConfig({}).metrics).toBeUndefined();
