@@ -193,3 +193,18 @@ export async function inquiryOverload(target: Target, options: { connections: nu
 export async function warmUp(target: Target): Promise<void> {
   await inquiryOverload(target, { connections: 20, addresses: 2, seconds: 3 });
 }
+
+/**
+ * The 99th percentile of the times a node's own access lines give for answers to `path` (its `ms`: from
+ * the request's arrival to its answer leaving): what the node spent, without the time a request waited in
+ * the kernel for the node to read it, or in the client to be sent.
+ */
+export function nodeP99Ms(accessLog: string, path: string): number {
+  const times = accessLog
+    .split('\n')
+    .filter((line) => line.includes(`"route":"${path}"`))
+    .map((line) => Number(/"ms":([\d.]+)/.exec(line)?.[1]))
+    .filter((ms) => !Number.isNaN(ms))
+    .sort((a, b) => a - b);
+  return times.length ? times[Math.floor(times.length * 0.99)]! : Infinity;
+}
