@@ -11,9 +11,9 @@
 // that they and its next connections cost nothing.
 // Many addresses together: past PIPELINING_CLOSES_PER_TURN such closes in one turn of the event loop, the
 // node reads no other connection until the next turn, so that what pipelining makes node:http parse at once
-// is bounded whatever the number of addresses. A request body that comes
-// slower than MIN_BODY_RATE is answered 408, and at the node's cap the connection that has waited longest
-// on a body makes room for a newcomer when none is idle.
+// is bounded whatever the number of addresses. A request body that comes slower than MIN_BODY_RATE is
+// answered 408, and at the node's cap the connection that has waited longest on a body makes room for a
+// newcomer when none is idle.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../ports/clock.js';
