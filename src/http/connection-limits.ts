@@ -44,20 +44,15 @@ export const MAX_CONNECTIONS_PER_ADDRESS = 32;
  * answered 408 within seconds rather than at the request's 30 s deadline.
  */
 export const MIN_BODY_RATE = 500;
-/**
- * MIN_BODY_RATE's grace: a request body may take this long before its rate is judged, as Apache's
- * mod_reqtimeout gives a body its first seconds (`body=5,MinRate=500`).
- */
+/** MIN_BODY_RATE's grace before a body's rate is judged, as mod_reqtimeout's `body=5,MinRate=500`. */
 export const BODY_GRACE_MS = 5_000;
 /** How long a new connection may send nothing before it counts as idle, one that makes room for a newcomer. */
 const SILENT_MS = 1_000;
 /** How often bodies under way are checked against MIN_BODY_RATE. */
 const BODY_CHECK_EVERY_MS = 1_000;
 /**
- * Connections closed for pipelining in one turn of the event loop before the node stops reading the others
- * until the next turn. node:http parses the whole of each read before anyone can stop it, some 3 MB for
- * 64 KB of pipelined requests, and lets it go only at the end of the turn, once the closed connections are
- * gone: ten addresses of 32 connections each, all read in one turn, grew a node by 727 MB.
+ * Pipelining closes in one turn of the event loop before the node reads no other connection until the next:
+ * what node:http parsed from a read goes only at the end of the turn (ten addresses read in one: +727 MB).
  */
 export const PIPELINING_CLOSES_PER_TURN = 4;
 /** How long an address that pipelined past MAX_PIPELINED has its new connections closed at once. */
@@ -150,17 +145,13 @@ export function guardConnections(server: Server, policy: ConnectionPolicy, maxQu
     socket.destroySoon();
   };
 
-  const isBarred = (key: string | undefined) => {
-    if (key === undefined || !barred.has(key)) return false;
-    if (policy.clock.now() < barred.get(key)!) return true;
-    barred.delete(key);
-    return false;
-  };
-
   server.on('connection', (socket: GuardedSocket) => {
     const address = socket.remoteAddress ?? '';
     const key = policy.uncapped(address) ? undefined : addressKey(address);
-    if (isBarred(key)) return close(socket, 'barred');
+    if (key !== undefined && barred.has(key)) {
+      if (policy.clock.now() < barred.get(key)!) return close(socket, 'barred');
+      barred.delete(key);
+    }
     const ofAddress = key === undefined ? undefined : byAddress.get(key);
     // An HTTP client's pool keeps connections it is not using; the address's oldest idle one makes room.
     if (ofAddress !== undefined && ofAddress.size >= policy.maxPerAddress) {
