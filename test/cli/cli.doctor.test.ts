@@ -1,8 +1,8 @@
 // `portico doctor` as a process against a real `portico serve` on loopback: every check passes with its
 // time and nothing is created; a closed port is one line and exit 2; a server slower than the budget fails
-// the time check by name (through a loopback proxy that holds one path back); a server that never answers
-// fails reach and time, and the proxy check claims nothing of it; hostile answers (nested JSON, an endless
-// body, redirects) cost it no more than its budget and 200 MB.
+// the time check by name (through a loopback proxy that holds one path back); hostile answers (nested JSON,
+// an endless body, redirects) cost it no more than its budget and 200 MB. Servers that give no answer at
+// all (TLS refused, silence) are cli.doctor.unreachable.test.ts.
 import { spawn } from 'node:child_process';
 import { createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -155,35 +155,6 @@ describe('portico doctor against a server slower than the budget', () => {
     expect(stdout).toMatch(/^FAIL +1\.0 s +time +GET \/\.well-known\/oauth-authorization-server: no answer within 1 s, where MCP hosts give up\. Fix: find what holds it/m);
     expect(stdout).toMatch(/^ok +\d+ ms +resource \/mcp /m);
     expect(lines(stdout).at(-1)).toMatch(/each request within 1 s\)$/);
-  });
-});
-
-describe('portico doctor against a server that accepts connections and never answers', () => {
-  let silent: Server;
-  let port: number;
-  beforeAll(async () => {
-    silent = createServer(() => undefined);
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    port = (silent.address() as AddressInfo).port;
-  });
-  afterAll(
-    () =>
-      new Promise<void>((resolve) => {
-        silent.close(() => resolve());
-        silent.closeAllConnections();
-      }),
-  );
-
-  it('fails reach and time, claims nothing of the proxy it saw no answer from, and is done within three budgets', async () => {
-    const started = performance.now();
-    const { code, stdout } = await runCli(['doctor', `http://127.0.0.1:${port}`, '--timeout', '1'], {});
-    expect(performance.now() - started).toBeLessThan(3_000 + 2_000);
-    expect(code, stdout).toBe(1);
-    expect(stdout).toMatch(/^FAIL +1\.0 s +reach +GET \/\.well-known\/oauth-protected-resource: no whole answer within 1 s/m);
-    expect(stdout).toMatch(/^FAIL +1\.0 s +time +GET \/\.well-known\/oauth-protected-resource, /m);
-    expect(stdout).toMatch(/^FAIL +1\.0 s +tools\/list 2026-07-28 +POST \/mcp tools\/list \(2026-07-28\): no whole answer within 1 s/m);
-    expect(stdout).not.toContain('no connection');
-    expect(stdout).toMatch(/^skip +- +proxy +no answer to read$/m);
   });
 });
 

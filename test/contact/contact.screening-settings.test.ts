@@ -40,6 +40,20 @@ describe('screening settings', () => {
     expect(smtp.messages[0]!.headers.has('x-portico-spam-reasons')).toBe(false);
   });
 
+  it('with SPAM_HOLD=none delivers a filled honeypot, marked with its reason', async () => {
+    const { api, smtp } = await node({ SPAM_HOLD: 'none' });
+    expect((await api.post('/api/contact', inquiry({ message: 'Bot', website: 'http://bot.example' }))).status).toBe(200);
+    expect(await newest(api)).toMatchObject({ status: 'sent', spamReasons: ['honeypot'] });
+    expect(smtp.messages.map((m) => [m.subject, m.headers.get('x-portico-spam-reasons')])).toEqual([['[Posible spam] Nueva consulta de Ana García [es]', 'honeypot']]);
+  });
+
+  it('with SPAM_SCREEN=off still keeps a duplicate back: DUPLICATE_WINDOW governs duplicates', async () => {
+    const { api, smtp } = await node({ SPAM_SCREEN: 'off' });
+    for (let i = 0; i < 2; i++) expect((await api.post('/api/contact', inquiry())).status).toBe(200);
+    expect(await newest(api)).toMatchObject({ status: 'duplicate' });
+    expect(smtp.messages).toHaveLength(1);
+  });
+
   it('with DUPLICATE_WINDOW=0s delivers the same inquiry every time', async () => {
     const { api, smtp } = await node({ DUPLICATE_WINDOW: '0s' });
     for (let i = 0; i < 2; i++) expect((await api.post('/api/contact', inquiry())).status).toBe(200);

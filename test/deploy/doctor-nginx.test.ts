@@ -1,8 +1,8 @@
 // `portico doctor` through Debian's nginx with docs/deploy.md's server block and deploy/nginx/portico-proxy.conf,
 // TLS from a private CA of the test's own (trusted through NODE_EXTRA_CA_CERTS, as an operator would for an
-// internal deployment): the documented configuration passes; a certificate near its end is a warning; a
-// PUBLIC_URL for another host, an http PUBLIC_URL behind https, and a proxy that does not pass the Host or
-// the scheme each fail, naming what to change.
+// internal deployment): the documented configuration passes, and cannot be reached without the CA (exit 2);
+// a certificate near its end is a warning; a PUBLIC_URL for another host, an http PUBLIC_URL behind https,
+// and a proxy that does not pass the Host or the scheme each fail, naming what to change.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -168,9 +168,15 @@ describe.skipIf(!available)('portico doctor through nginx with TLS from a privat
       expect(stdout).toMatch(/^ok +\d+ ms +https +certificate for 127\.0\.0\.1 from Portico Doctor Test CA, valid for 127\.0\.0\.1 until \d{4}-\d\d-\d\d \((59|60) days left\)$/m);
       expect(stdout).toMatch(/^ok +\d+ ms +proxy +every URL the answers name is on https:\/\/127\.0\.0\.1:\d+, \/mcp accepts the Host hosts send, and the nodes know the requests came over https/m);
 
+      // Hosts could not reach it either: no TLS session, so the URL is not reached (exit 2, one line).
       const untrusted = await doctor(deployment.url, {});
-      expect(untrusted.code).toBe(1);
-      expect(untrusted.stdout).toMatch(/^FAIL +\d+ ms +https +the certificate is not signed by an authority this machine trusts \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)\. Fix: .*NODE_EXTRA_CA_CERTS/m);
+      expect(untrusted.code).toBe(2);
+      expect(untrusted.stdout).toBe('');
+      expect(lines(untrusted.stderr)).toEqual([
+        expect.stringMatching(
+          /^portico: cannot reach https:\/\/127\.0\.0\.1:\d+: the certificate is not signed by an authority this machine trusts \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\); .*NODE_EXTRA_CA_CERTS/,
+        ),
+      ]);
     } finally {
       await deployment.close();
     }

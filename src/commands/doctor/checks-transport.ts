@@ -1,5 +1,5 @@
 // Reachability, TLS and time: what a host meets before it reads a single document.
-import type { Finding } from './finding.js';
+import { unanswered, type Finding } from './finding.js';
 import { named, type Observations } from './gather.js';
 import type { Answer, Failure } from './probe.js';
 
@@ -7,33 +7,44 @@ const DAY_MS = 86_400_000;
 /** A certificate that expires sooner is worth a warning: a renewal that failed has this long to be noticed. */
 export const EXPIRY_WARNING_DAYS = 14;
 
-/** The one line said when the deployment cannot be reached at all (exit 2). */
+/** What to look at when a request took its connection and got no whole answer in time. */
+export const STALLED_FIX = 'find what holds it: the proxy (its error log, proxy_read_timeout), the node (its log, its load), the database (portico check on the node)';
+
+/**
+ * The one line said when the first request got no answer at all (exit 2): no connection, no TLS session
+ * (a refused handshake or certificate, or none in time), nothing said within the budget, or no HTTP.
+ */
 export function unreachable(seen: Observations): Finding {
   const { first, target } = seen;
-  const failure = first.failure!;
-  const host = new URL(target.given).host;
+  const { message, fix } = noAnswer(first.failure!, new URL(target.given), seen.budgetMs / 1000);
+  return { check: 'reach', status: 'fail', ms: first.ms, message: `cannot reach ${target.base}: ${message}`, fix };
+}
+
+function noAnswer(failure: Failure, { host, hostname }: URL, seconds: number): { message: string; fix: string } {
+  if (failure.kind === 'tls') return tlsProblem(failure, host, hostname);
+  if (failure.kind === 'timeout') return { message: `${host} took the connection but sent no answer within ${seconds} s`, fix: STALLED_FIX };
+  if (failure.kind === 'broken' && failure.code !== 'ECONNRESET') {
+    return { message: `${host} sent no HTTP answer: ${failure.message} (${failure.code})`, fix: 'point doctor at Portico or the proxy in front of it: what listens there does not speak HTTP' };
+  }
   const why: Record<string, string> = {
     ECONNREFUSED: `connection refused: nothing listens on ${host}`,
-    ENOTFOUND: `no such host: ${new URL(target.given).hostname} does not resolve`,
-    EAI_AGAIN: `${new URL(target.given).hostname} does not resolve now (DNS)`,
+    ENOTFOUND: `no such host: ${hostname} does not resolve`,
+    EAI_AGAIN: `${hostname} does not resolve now (DNS)`,
     EHOSTUNREACH: `no route to ${host}`,
     ENETUNREACH: `no route to ${host}`,
     ETIMEDOUT: `${failure.message}: a firewall may drop the packets`,
     ECONNRESET: 'the connection was reset before any answer',
   };
   return {
-    check: 'reach',
-    status: 'fail',
-    ms: first.ms,
-    message: `cannot reach ${target.base}: ${why[failure.code] ?? `${failure.message} (${failure.code})`}`,
+    message: why[failure.code] ?? `${failure.message} (${failure.code})`,
     fix: 'start Portico (portico serve) and the proxy in front of it, or give doctor the address hosts use',
   };
 }
 
+/** The first request answered; when not whole, the finding its failure gives, whose fix names the check that says more. */
 export function reach(seen: Observations): Finding {
   const { first, target } = seen;
-  if (first.failure) return { check: 'reach', status: 'fail', ms: first.ms, message: `${named(first, target.origin)}: ${first.failure.message}`, fix: 'see the time and https checks' };
-  return { check: 'reach', status: 'pass', ms: first.ms, message: `${target.base} answers (${named(first, target.origin)}: ${first.status})` };
+  return unanswered('reach', first, target.origin) ?? { check: 'reach', status: 'pass', ms: first.ms, message: `${target.base} answers (${named(first, target.origin)}: ${first.status})` };
 }
 
 /**
@@ -54,7 +65,6 @@ export function transportSecurity(seen: Observations, now: number): Finding {
       fix: `serve it over https through a TLS proxy (docs/deploy.md, "nginx") and set PUBLIC_URL=https://${new URL(target.given).host}${new URL(target.base).pathname.replace(/^\/$/, '')}`,
     };
   }
-  if (first.failure?.kind === 'tls') return { check: 'https', status: 'fail', ms: first.ms, ...tlsProblem(first.failure, host) };
   const certificate = seen.answers.find((a) => a.certificate)?.certificate;
   if (!certificate) return { check: 'https', status: 'skip', message: 'no TLS connection completed, so no certificate to read' };
   const days = Math.floor((certificate.validTo - now) / DAY_MS);
@@ -72,10 +82,11 @@ export function transportSecurity(seen: Observations, now: number): Finding {
   return { check: 'https', status: 'pass', ms: first.ms, message: `${about} (${days} days left)` };
 }
 
-function tlsProblem(failure: Failure, host: string): { message: string; fix: string } {
+/** What a failed TLS session says; `host` with its port, `hostname` as the certificate must name it. */
+function tlsProblem(failure: Failure, host: string, hostname: string): { message: string; fix: string } {
   const { code, message } = failure;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')
-    return { message: `the certificate is not valid for ${host}: ${message}`, fix: `serve a certificate that names ${host} (ssl_certificate in the server block)` };
+    return { message: `the certificate is not valid for ${hostname}: ${message}`, fix: `serve a certificate that names ${hostname} (ssl_certificate in the server block)` };
   if (code === 'CERT_HAS_EXPIRED') return { message: 'the certificate has expired', fix: 'renew it (certbot renew, or your provider) and reload the proxy' };
   if (/SELF_SIGNED|UNABLE_TO_GET_ISSUER|UNABLE_TO_VERIFY_LEAF/.test(code)) {
     return {
@@ -83,8 +94,9 @@ function tlsProblem(failure: Failure, host: string): { message: string; fix: str
       fix: 'serve the whole chain (fullchain.pem, not cert.pem); for a private CA, run doctor with NODE_EXTRA_CA_CERTS=ca.pem (hosts on the internet accept only public CAs)',
     };
   }
+  if (code === 'ETIMEDOUT') return { message: `${host} took the connection, but ${message}`, fix: 'put the TLS proxy on this port, or see its error log for the handshake' };
   if (/wrong version number|WRONG_VERSION/i.test(`${code} ${message}`))
-    return { message: `${host} answers plain http on this port, not TLS`, fix: 'use http:// for a loopback trial, or put the TLS proxy on this port' };
+    return { message: `${hostname} answers plain http on this port, not TLS`, fix: 'use http:// for a loopback trial, or put the TLS proxy on this port' };
   return { message: `TLS failed: ${message} (${code})`, fix: 'see the proxy error log for the handshake' };
 }
 
@@ -102,7 +114,7 @@ export function time(seen: Observations): Finding {
       status: 'fail',
       ms: Math.max(...late.map((a) => a.ms)),
       message: `${late.map((a) => named(a, target.origin)).join(', ')}: no answer within ${budget}, where MCP hosts give up`,
-      fix: 'find what holds it: the proxy (its error log, proxy_read_timeout), the node (its log, its load), the database (portico check on the node)',
+      fix: STALLED_FIX,
     };
   }
   const top = answers.reduce<Answer>((a, b) => (b.ms > a.ms ? b : a), answers[0]!);

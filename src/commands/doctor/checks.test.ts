@@ -1,9 +1,10 @@
 // The doctor's checks as pure functions: answers in, findings out, each wrong answer named with its fix.
 import { describe, expect, it } from 'vitest';
 import { checks } from './checks.js';
+import { unreachable } from './checks-transport.js';
 import type { Finding } from './finding.js';
-import { challengeParameters, LEGACY_VERSION, MODERN_VERSION, type Observations } from './gather.js';
-import type { Answer } from './probe.js';
+import { answered, challengeParameters, LEGACY_VERSION, MODERN_VERSION, type Observations } from './gather.js';
+import type { Answer, Failure } from './probe.js';
 import { difference, parseTarget, wellKnownUrl } from './urls.js';
 
 const BASE = 'https://api.example.com';
@@ -189,6 +190,52 @@ describe('the doctor checks', () => {
     const seen = deployment();
     seen.contactPreflights = [{ origin: 'https://shop.example.com', answer: answer(`${BASE}/api/contact`, 204, '', { vary: 'Origin' }, 'OPTIONS') }];
     expect(find(checks(seen, NOW), 'cors /api/contact https://shop.example.com').fix).toBe('add https://shop.example.com to CONTACT_ALLOWED_ORIGINS on every node (comma-separated origins)');
+  });
+});
+
+describe('a first request that got no whole answer', () => {
+  const failedFirst = (failure: Failure, status?: number): Observations => {
+    const seen = deployment();
+    Object.assign(seen.first, { status, ms: 1_000, failure });
+    return seen;
+  };
+
+  it('is no answer at all without a status, said in one line with its fix: no connection, no TLS session, or silence', () => {
+    const said = (failure: Failure) => {
+      const seen = failedFirst(failure);
+      expect(answered(seen.first)).toBe(false);
+      const { check, status, message, fix } = unreachable(seen);
+      return { check, status, line: `${message}; ${fix}` };
+    };
+    expect(said({ kind: 'tls', code: 'DEPTH_ZERO_SELF_SIGNED_CERT', message: 'self-signed certificate' })).toEqual({
+      check: 'reach',
+      status: 'fail',
+      line: expect.stringMatching(
+        /^cannot reach https:\/\/api\.example\.com: the certificate is not signed by an authority this machine trusts \(DEPTH_ZERO_SELF_SIGNED_CERT\); .*NODE_EXTRA_CA_CERTS/,
+      ),
+    });
+    expect(said({ kind: 'tls', code: 'ETIMEDOUT', message: 'the TLS handshake did not finish within 10 s' }).line).toBe(
+      'cannot reach https://api.example.com: api.example.com took the connection, but the TLS handshake did not finish within 10 s; put the TLS proxy on this port, or see its error log for the handshake',
+    );
+    expect(said({ kind: 'timeout', code: 'ETIMEDOUT', message: 'no whole answer within 10 s' }).line).toMatch(
+      /^cannot reach https:\/\/api\.example\.com: api\.example\.com took the connection but sent no answer within 10 s; find what holds it: the proxy/,
+    );
+    expect(said({ kind: 'unreachable', code: 'ETIMEDOUT', message: 'no connection within 10 s' }).line).toMatch(/: no connection within 10 s: a firewall may drop the packets; start Portico/);
+    expect(said({ kind: 'broken', code: 'HPE_INVALID_CONSTANT', message: 'Parse Error' }).line).toMatch(
+      /: api\.example\.com sent no HTTP answer: Parse Error \(HPE_INVALID_CONSTANT\); point doctor at Portico/,
+    );
+  });
+
+  it('fails reach, when the answer began but came late, pointing at the time check, which is there and names it', () => {
+    const seen = failedFirst({ kind: 'timeout', code: 'ETIMEDOUT', message: 'no whole answer within 10 s' }, 200);
+    seen.answers = [seen.first];
+    expect(answered(seen.first)).toBe(true);
+    const findings = checks(seen, NOW);
+    expect(find(findings, 'reach')).toMatchObject({ status: 'fail', message: 'GET /.well-known/oauth-protected-resource: no whole answer within 10 s', fix: 'see the time check' });
+    expect(find(findings, 'time')).toMatchObject({ status: 'fail', message: 'GET /.well-known/oauth-protected-resource: no answer within 10 s, where MCP hosts give up' });
+    // Every check a fix sends the reader to is one of the lines printed.
+    const named = findings.flatMap((f) => [...(f.fix ?? '').matchAll(/see the (\w+) check/g)].map((m) => m[1]!));
+    expect(named.filter((check) => !findings.some((f) => f.check === check))).toEqual([]);
   });
 });
 

@@ -5,13 +5,11 @@ import { appResource, challenge, challengeMetadata, ERAS, toolsList } from './ch
 import { authorizationServer, endpointAnswers, resourceMetadata } from './checks-metadata.js';
 import { proxy } from './checks-proxy.js';
 import { reach, time, transportSecurity } from './checks-transport.js';
-import { skipped, type Finding } from './finding.js';
+import type { Finding } from './finding.js';
 import type { Observations } from './gather.js';
 
-/** The findings, one per check; `now` (ms since the epoch) dates the certificate. */
+/** The findings, one per check, of a deployment that answered (`answered`); `now` (ms since the epoch) dates the certificate. */
 export function checks(seen: Observations, now: number): Finding[] {
-  // The first request failed its TLS handshake: every other would fail it too.
-  if (!seen.resources) return [reach(seen), transportSecurity(seen, now), skipped('the rest', 'not asked: no TLS connection to ask over')];
   return [
     reach(seen),
     transportSecurity(seen, now),

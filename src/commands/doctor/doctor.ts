@@ -4,7 +4,7 @@ import { systemClock, type Clock } from '../../ports/clock.js';
 import { CliError, type Output } from '../output.js';
 import { checks } from './checks.js';
 import { unreachable } from './checks-transport.js';
-import { gather } from './gather.js';
+import { answered, gather } from './gather.js';
 import { prober } from './probe.js';
 import { report, writeJson, writeText, type Report } from './report.js';
 import { parseTarget } from './urls.js';
@@ -28,7 +28,7 @@ export async function doctor(url: string, options: DoctorOptions, out: Output, n
   const probe = prober(budgetMs);
   try {
     const seen = await gather(target, probe, budgetMs, origins);
-    const reached = seen.first.failure?.kind !== 'unreachable';
+    const reached = answered(seen.first);
     const result = report(target.base, budgetMs, reached ? checks(seen, clock.now()) : [unreachable(seen)], seen.answers, reached);
     if (options.json) writeJson(result, out);
     else writeText(result, out, notes);

@@ -19,7 +19,7 @@ export interface Observations {
   budgetMs: number;
   /** Every request made, in order. */
   answers: Answer[];
-  /** The first request; alone when it could not reach the server. */
+  /** The first request; alone when it got no answer (`answered`). */
   first: Answer;
   resources?: { root: Answer; mcp: Answer; contact: Answer };
   authorizationServer?: Answer;
@@ -34,6 +34,12 @@ export interface Observations {
   contactPreflights?: { origin: string; answer: Answer }[];
 }
 
+/**
+ * Whether the deployment answered: an HTTP status came back, whole answer or not. Without one (no
+ * connection, no TLS session, nothing within the budget, no HTTP) the URL cannot be reached (exit 2).
+ */
+export const answered = (first: Answer): boolean => first.status !== undefined;
+
 /** The requests, three rounds of them; those of a round are independent and go together. */
 export async function gather(target: Target, probe: Prober, budgetMs: number, origins: readonly string[]): Promise<Observations> {
   const answers: Answer[] = [];
@@ -46,7 +52,8 @@ export async function gather(target: Target, probe: Prober, budgetMs: number, or
   const rootMetadataUrl = wellKnownUrl(target.given, 'oauth-protected-resource');
   const first = await get(rootMetadataUrl);
   const seen: Observations = { target, budgetMs, answers, first };
-  if (first.failure?.kind === 'unreachable' || first.failure?.kind === 'tls') return seen;
+  // Every other request would meet what the first met, and the run would take a budget a round for it.
+  if (!answered(first)) return seen;
 
   const mcpUrl = `${target.base}/mcp`;
   const issuerMetadataUrl = wellKnownUrl(target.base, 'oauth-authorization-server');

@@ -21,8 +21,9 @@ export interface PeerCertificate {
 
 /**
  * How a request failed: `unreachable` (no connection: refused, no such host, no route, or none within the
- * budget), `tls` (the handshake or the certificate), `timeout` (connected, no whole answer within the
- * budget), `broken` (anything else after connecting: a reset, a malformed answer).
+ * budget), `tls` (the handshake or the certificate, or no handshake within the budget), `timeout`
+ * (connected, no whole answer within the budget), `broken` (anything else after connecting: a reset, a
+ * malformed answer).
  */
 export interface Failure {
   kind: 'unreachable' | 'tls' | 'timeout' | 'broken';
@@ -76,6 +77,8 @@ function send(request: ProbeRequest, budgetMs: number, elapsed: () => number, ag
   const https = request.url.startsWith('https:');
   return new Promise((resolve) => {
     const answer: Answer = { method: request.method, url: request.url, ms: 0, headers: {}, body: '' };
+    // `opened`: the TCP connection is made; `connected`: ready for HTTP (for https, its TLS handshake done too).
+    let opened = false;
     let connected = false;
     let settled = false;
     const finish = (failure?: Failure) => {
@@ -90,15 +93,22 @@ function send(request: ProbeRequest, budgetMs: number, elapsed: () => number, ag
     const req: ClientRequest = (https ? httpsRequest : httpRequest)(request.url, { method: request.method, headers, agent: https ? agents.https : agents.http });
     const timer = setTimeout(() => {
       const seconds = budgetMs / 1000;
-      finish(
-        connected ? { kind: 'timeout', code: 'ETIMEDOUT', message: `no whole answer within ${seconds} s` } : { kind: 'unreachable', code: 'ETIMEDOUT', message: `no connection within ${seconds} s` },
-      );
+      if (connected) finish({ kind: 'timeout', code: 'ETIMEDOUT', message: `no whole answer within ${seconds} s` });
+      // A port that takes the connection and never speaks TLS (a plain TCP service, a wedged proxy).
+      else if (opened) finish({ kind: 'tls', code: 'ETIMEDOUT', message: `the TLS handshake did not finish within ${seconds} s` });
+      else finish({ kind: 'unreachable', code: 'ETIMEDOUT', message: `no connection within ${seconds} s` });
       req.destroy();
     }, budgetMs);
     req.on('socket', (socket) => {
       // A kept-alive socket is connected already; a new one says so once its handshake is done.
-      if (!socket.connecting) connected = true;
-      else socket.once(https ? 'secureConnect' : 'connect', () => (connected = true));
+      if (!socket.connecting) opened = connected = true;
+      else {
+        socket.once('connect', () => {
+          opened = true;
+          if (!https) connected = true;
+        });
+        if (https) socket.once('secureConnect', () => (connected = true));
+      }
     });
     req.on('error', (error: NodeJS.ErrnoException) => finish(classify(error, connected)));
     req.on('response', (res: IncomingMessage) => {
