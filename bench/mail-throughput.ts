@@ -8,7 +8,8 @@ import { composeInquiryEmail } from '../src/modules/contact/email.js';
 const [smtpUrl, secondsArg] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 3);
 const IN_FLIGHT = 50;
-const settings = { appEnv: 'production' as const, mailFrom: { name: 'Portico', address: 'web@portico.example' }, mailTo: { name: 'Team', address: 'team@portico.example' } };
+const team = { name: 'Team', address: 'team@portico.example' };
+const settings = { appEnv: 'production' as const, mailFrom: { name: 'Portico', address: 'web@portico.example' }, mailTo: team, mailToByTopic: { sales: team, demo: team, support: team } };
 
 const { smtp, dkim } = loadConfig({ SMTP_URL: smtpUrl }).delivery;
 const mailer = smtpMailer({ smtp: smtp!, dkim, log: { debug() {}, warn() {} } });
@@ -25,6 +26,8 @@ const message = (n: number) =>
       email: 'bench@example.com',
       message: 'We manage 40 buildings and would like a demo.',
       locale: 'es',
+      topic: null,
+      consent: null,
       clientId: null,
       remoteIp: '127.0.0.1',
       idempotencyKey: null,

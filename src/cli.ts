@@ -117,11 +117,12 @@ function program(env: NodeJS.ProcessEnv, out: Output, notes: Output): Command {
     .command('list')
     .description('stored inquiries, newest first')
     .option('--status <status>', 'only pending, sent, failed, spam or duplicate')
+    .option('--topic <topic>', 'only sales, demo, support or general (those without a topic)')
     .option('--limit <n>', 'at most N inquiries', '50')
     .option('--format <format>', 'table, json (one array), ndjson (one per line) or csv', 'table')
     .option('--json', 'the same as --format ndjson')
-    .addHelpText('after', example('portico inquiries list --status failed', 'portico inquiries list --limit 10000 --format csv > inquiries.csv'))
-    .action((options: { status?: string; limit: string; format: string; json?: boolean }) =>
+    .addHelpText('after', example('portico inquiries list --status failed', 'portico inquiries list --topic demo', 'portico inquiries list --limit 10000 --format csv > inquiries.csv'))
+    .action((options: { status?: string; topic?: string; limit: string; format: string; json?: boolean }) =>
       stored((deps) => listInquiries(deps, out, { ...options, format: options.json ? 'ndjson' : options.format })),
     );
   inquiries

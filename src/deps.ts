@@ -263,8 +263,8 @@ export function inspectDeployment(config: Readonly<Config>): Inspection {
  * of its configuration, and its logger as `log`.
  */
 export function contactDeps(deps: Deps): ContactDeps {
-  const { appEnv, mailFrom, mailTo } = deps.config;
-  return { ...deps, mail: { appEnv, mailFrom, mailTo }, retryForMs: deps.config.delivery.retryForMs, acknowledge: deps.config.delivery.acknowledge, log: deps.logger };
+  const { appEnv, mailFrom, mailTo, mailToByTopic, privacyPolicyUrl, delivery } = deps.config;
+  return { ...deps, mail: { appEnv, mailFrom, mailTo, mailToByTopic }, retryForMs: delivery.retryForMs, acknowledge: delivery.acknowledge, privacyPolicyUrl, log: deps.logger };
 }
 
 function turnstileHostnames(config: Readonly<Config>): string[] {

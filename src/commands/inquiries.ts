@@ -5,7 +5,8 @@ import { MAX_RETENTION_DAYS } from '../config/retention.js';
 import { durationMs } from '../config/durations.js';
 import { attempt, deliver } from '../modules/contact/delivery.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
-import type { Inquiry, InquiryStatus } from '../ports/inquiry-store.js';
+import { TOPICS, type Inquiry, type InquiryStatus, type Topic } from '../ports/inquiry-store.js';
+import { GENERAL } from '../modules/common/topics.js';
 import { csvWriter } from './csv.js';
 import { eachInquiry } from './inquiry-pages.js';
 import { CliError, type Output } from './output.js';
@@ -18,36 +19,39 @@ const FORMATS = ['table', 'json', 'ndjson', 'csv'];
  * `portico inquiries list`: the newest inquiries as a table, or streamed as JSON, NDJSON or CSV at the
  * reader's pace. CliError for a bad --status, --limit or --format.
  */
-export async function listInquiries(deps: Deps, out: Output, options: { status?: string; limit?: string; format?: string }): Promise<void> {
+export async function listInquiries(deps: Deps, out: Output, options: { status?: string; topic?: string; limit?: string; format?: string }): Promise<void> {
   const status = options.status as InquiryStatus | undefined;
   if (status !== undefined && !STATUSES.includes(status)) throw new CliError(`--status must be one of ${STATUSES.join(', ')}`);
+  const topic = topicFilter(options.topic);
   const limit = positiveInteger('--limit', options.limit ?? '50');
   const format = options.format ?? 'table';
   if (!FORMATS.includes(format)) throw new CliError(`--format must be one of ${FORMATS.join(', ')} (got "${format}")`);
   if (format !== 'table') {
     // Written as it is read: memory stays the same however many are listed.
     const write = listWriter(format, out);
-    for await (const inquiry of eachInquiry(deps.inquiries, { status }, limit)) {
+    for await (const inquiry of eachInquiry(deps.inquiries, { status, topic }, limit)) {
       write.row(inquiry);
       await out.drained();
     }
     return write.end();
   }
-  const inquiries = await deps.inquiries.list({ status, limit });
+  const inquiries = await deps.inquiries.list({ status, topic, limit });
   if (!inquiries.length) return out.line('no inquiries');
   out.table(
-    ['ID', 'RECEIVED', 'STATUS', 'TRIES', 'NEXT TRY', 'LANG', 'CHANNEL', 'EMAIL', 'NAME', 'REASONS', 'LAST ERROR'],
+    ['ID', 'RECEIVED', 'STATUS', 'TOPIC', 'TRIES', 'NEXT TRY', 'LANG', 'CHANNEL', 'EMAIL', 'NAME', 'REASONS', 'LAST ERROR'],
     inquiries.map((i) => [
       i.id,
       iso(i.createdAt),
       i.status,
+      i.topic ?? GENERAL,
       String(i.attempts),
       i.nextAttemptAt === null ? '-' : iso(i.nextAttemptAt),
       i.locale,
       i.channel,
       i.email,
       truncate(i.name, 40),
-      i.spamReasons.join(',') || '-',
+      // A duplicate's reason to be kept back is the first inquiry, which the team has.
+      i.duplicateOf === null ? i.spamReasons.join(',') || '-' : `duplicate of ${i.duplicateOf}`,
       i.lastError === null || i.status === 'sent' ? '-' : truncate(i.lastError, 60),
     ]),
   );
@@ -69,11 +73,13 @@ export async function showInquiry(deps: Deps, out: Output, id: string | undefine
     ['reasons', inquiry.spamReasons.join(', ') || '-'],
     ...(inquiry.duplicateOf === null ? [] : ([['duplicate of', inquiry.duplicateOf]] as [string, string][])),
     ...(inquiry.releasedAt === null ? [] : ([['released', iso(inquiry.releasedAt)]] as [string, string][])),
+    ['topic', inquiry.topic ?? GENERAL],
     ['channel', inquiry.channel],
     ['client', inquiry.clientId ?? '-'],
     ['name', inquiry.name],
     ['email', inquiry.email],
     ['language', inquiry.locale],
+    ['consent', consentLine(inquiry)],
     ['tries', String(inquiry.attempts)],
     ['sent', at(inquiry.sentAt)],
     ['next try', at(inquiry.nextAttemptAt)],
@@ -199,6 +205,22 @@ function refuseResend(inquiry: Inquiry, force: boolean): void {
   if (inquiry.status === 'sent' && !force) throw new CliError(`inquiry ${inquiry.id} was already sent; add --force to send it again`);
 }
 
+/** `--topic`: one of the topics, or `general` for the inquiries without one (null). */
+function topicFilter(raw: string | undefined): Topic | null | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === GENERAL) return null;
+  if (!(TOPICS as readonly string[]).includes(raw)) throw new CliError(`--topic must be one of ${[...TOPICS, GENERAL].join(', ')} (got "${raw}")`);
+  return raw as Topic;
+}
+
+/** The consent record in one line: when, where, by which client, to which policy and words. */
+function consentLine(inquiry: Inquiry): string {
+  const { consent } = inquiry;
+  if (!consent) return 'no record (stored by an earlier version)';
+  const client = inquiry.clientId === null ? '' : ` by client ${inquiry.clientId}`;
+  return `${iso(consent.at)} through ${consent.door}${client}; policy ${consent.policyUrl ?? '(PRIVACY_POLICY_URL unset)'}; words sha256:${consent.textSha256}`;
+}
+
 function positiveInteger(flag: string, raw: string, min = 1): number {
   if (!/^\d+$/.test(raw) || Number(raw) < min) throw new CliError(`${flag} must be an integer >= ${min} (got "${raw}")`);
   return Number(raw);
@@ -244,4 +266,5 @@ const CSV_COLUMNS: [string, (inquiry: Inquiry) => string | number | null][] = [
   // Last, so that a spreadsheet made for the columns before still reads them where they were.
   ['spam_reasons', (i) => i.spamReasons.join(',')],
   ['duplicate_of', (i) => i.duplicateOf],
+  ['topic', (i) => i.topic],
 ];

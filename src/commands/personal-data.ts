@@ -18,10 +18,12 @@ export async function exportInquiries(deps: Deps, out: Output, notes: Output, op
   let count = 0;
   out.line(`{"email":${JSON.stringify(options.email)},"exportedAt":"${new Date(deps.clock.now()).toISOString()}","inquiries":[`);
   for await (const inquiry of eachInquiry(deps.inquiries, { email: options.email })) {
-    const { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, releasedAt, ...rest } = inquiry;
+    const { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, releasedAt, consent, ...rest } = inquiry;
     const dates = { createdAt, attemptedAt, sentAt, webhookAt, nextAttemptAt, releasedAt };
     const readable = Object.fromEntries(Object.entries(dates).map(([key, ms]) => [key, ms === null ? null : new Date(ms).toISOString()]));
-    out.json({ ...rest, ...readable }, count++ ? ',' : '');
+    // GDPR Art. 7(1): what shows the consent was given, and to what (docs/storage.md, "Consent").
+    const record = consent && { givenAt: new Date(consent.at).toISOString(), door: consent.door, assertedBy: inquiry.clientId, policyUrl: consent.policyUrl, textSha256: consent.textSha256 };
+    out.json({ ...rest, ...readable, consent: record }, count++ ? ',' : '');
     await out.drained();
   }
   out.line(']}');

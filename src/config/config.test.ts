@@ -114,6 +114,15 @@ describe('loadConfig with values set', () => {
     expect(loadConfig({ SMTP_URL: 'smtps://user:pass@mail.internal:465' }).delivery.smtp).toMatchObject({ host: 'mail.internal', port: 465, implicitTls: true });
   });
 
+  it("sends each topic's inquiries to its MAIL_TO_ mailbox, and the topics without one to MAIL_TO", () => {
+    const config = loadConfig({ MAIL_TO: 'Team <team@portico.example>', MAIL_TO_DEMO: 'Demos <demos@portico.example>', MAIL_TO_SUPPORT: 'help@portico.example' });
+    expect(config.mailToByTopic).toEqual({
+      sales: { name: 'Team', address: 'team@portico.example' },
+      demo: { name: 'Demos', address: 'demos@portico.example' },
+      support: { name: '', address: 'help@portico.example' },
+    });
+  });
+
   it('reads MAIL_FROM and MAIL_TO with or without a display name', () => {
     const config = loadConfig({ MAIL_FROM: 'Portico <no-reply@portico.example>', MAIL_TO: 'sales@portico.example' });
     expect(config.mailFrom).toEqual({ name: 'Portico', address: 'no-reply@portico.example' });
@@ -170,6 +179,8 @@ describe('loadConfig refuses a bad value with one line naming the variable', () 
     ['SMTP_URL has an unencoded / in a numeric password', { SMTP_URL: 'smtp://mailer:1234/56@mail.internal:587' }, 'SMTP_URL'],
     ['MAIL_FROM is not an address', { MAIL_FROM: 'Portico' }, 'MAIL_FROM'],
     ['MAIL_TO is not an address', { MAIL_TO: 'team at example' }, 'MAIL_TO'],
+    ['MAIL_TO_DEMO is not an address', { MAIL_TO_DEMO: 'demo team' }, 'MAIL_TO_DEMO'],
+    ['MAIL_TO_SUPPORT has no domain', { MAIL_TO_SUPPORT: 'Help <help@>' }, 'MAIL_TO_SUPPORT'],
     ['TURNSTILE_VERIFY_URL is not a URL', { TURNSTILE_SITE_KEY: 'a', TURNSTILE_SECRET_KEY: 'b', TURNSTILE_VERIFY_URL: 'siteverify' }, 'TURNSTILE_VERIFY_URL'],
     ['CONTACT_ALLOWED_ORIGINS holds a path', { CONTACT_ALLOWED_ORIGINS: 'https://www.portico.example/contact' }, 'CONTACT_ALLOWED_ORIGINS'],
     ['CONTACT_ALLOWED_ORIGINS holds a bare host', { CONTACT_ALLOWED_ORIGINS: 'www.portico.example' }, 'CONTACT_ALLOWED_ORIGINS'],

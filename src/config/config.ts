@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import * as z from 'zod';
 import { parseCimd, type CimdSettings } from './cimd.js';
 import { parseDelivery, type DeliverySettings } from './mail.js';
+import { TOPICS, type Topic } from '../ports/inquiry-store.js';
 import { parseInquiryRetention, parseSpamRetention, type RetentionSettings } from './retention.js';
 import { parseScreening, type ScreeningSettings } from './screening.js';
 import { oneOf, originOf, parseBaseUrl, parseCount, parsePort, parseUrlWithScheme, redactUrl, type Fail } from './values.js';
@@ -36,6 +37,8 @@ export interface Config {
   delivery: DeliverySettings;
   mailFrom: MailAddress;
   mailTo: MailAddress;
+  /** MAIL_TO_SALES, MAIL_TO_DEMO, MAIL_TO_SUPPORT: the team's mailbox for an inquiry on that topic, else MAIL_TO. */
+  mailToByTopic: Record<Topic, MailAddress>;
   turnstile: { secretKey: string; siteKey: string; verifyUrl: string } | undefined;
   trustProxy: TrustProxy;
   contactAllowedOrigins: readonly string[];
@@ -119,6 +122,8 @@ export function loadConfig(env: Env): Readonly<Config> {
     address: 'portico@localhost',
   });
   const mailTo = setting(() => parseMailbox('MAIL_TO', read('MAIL_TO'), production, 'Portico team <team@localhost>', fail), { name: 'Portico team', address: 'team@localhost' });
+  const topicMailbox = (name: string) => (read(name) === undefined ? mailTo : setting(() => parseMailbox(name, read(name), false, '', fail), mailTo));
+  const mailToByTopic = Object.fromEntries(TOPICS.map((topic) => [topic, topicMailbox(`MAIL_TO_${topic.toUpperCase()}`)])) as Record<Topic, MailAddress>;
 
   const secretKey = read('TURNSTILE_SECRET_KEY');
   const siteKey = read('TURNSTILE_SITE_KEY');
@@ -177,6 +182,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     delivery,
     mailFrom,
     mailTo,
+    mailToByTopic,
     turnstile,
     trustProxy,
     contactAllowedOrigins,
@@ -197,7 +203,6 @@ export function loadConfig(env: Env): Readonly<Config> {
 
 // A balancer that checks readiness every few seconds notices within a minute; a longer drain only delays a roll.
 const MAX_SHUTDOWN_DRAIN_MS = 60_000;
-
 function parseShutdownDrain(raw: string, fail: Fail): number {
   const ms = durationMs(raw);
   if (ms === undefined) return fail('SHUTDOWN_DRAIN', 'must be a duration such as 0s, 5s or 15s', raw);

@@ -4,6 +4,25 @@ import type { SpamReason } from './spam-check.js';
 /** `spam` and `duplicate` are never delivered (but a spam one the team releases). */
 export type InquiryStatus = 'pending' | 'sent' | 'failed' | 'spam' | 'duplicate';
 export type InquiryChannel = 'web' | 'api' | 'mcp';
+/** What an inquiry is about, when its sender says (modules/common/topics.ts); without one it is general. */
+export const TOPICS = ['sales', 'demo', 'support'] as const;
+export type Topic = (typeof TOPICS)[number];
+/**
+ * Where the person accepted the privacy policy: a browser form (the embedded one, or the site's own on
+ * POST /api/contact), the MCP App, an API client's own screen (Bearer), or a conversation with an agent.
+ */
+export type ConsentDoor = 'form' | 'app' | 'api' | 'tool';
+
+/** What shows the person consented (GDPR Art. 7(1)), kept with the inquiry and erased with it. */
+export interface ConsentRecord {
+  /** When it was given: when the inquiry carrying `privacy: true` was received. */
+  at: number;
+  door: ConsentDoor;
+  /** PRIVACY_POLICY_URL when it was given; null when none was set. */
+  policyUrl: string | null;
+  /** SHA-256 (hex) of the consent words shown (`consentText`, else the locale's words in docs/contact.md). */
+  textSha256: string;
+}
 
 export interface Inquiry {
   id: string;
@@ -14,6 +33,10 @@ export interface Inquiry {
   email: string;
   message: string;
   locale: string;
+  /** What it is about; null: a general inquiry. */
+  topic: Topic | null;
+  /** Null on a row an earlier version stored, which kept none. For a Bearer or MCP client, `clientId` asserted it. */
+  consent: ConsentRecord | null;
   clientId: string | null;
   remoteIp: string;
   idempotencyKey: string | null;
@@ -100,10 +123,11 @@ export interface InquiryStore {
   /** Failed inquiries whose next attempt is due at `now`, the longest due first. */
   listDue(now: number, limit: number): Promise<Inquiry[]>;
   /**
-   * Newest first (by creation time, then by id, the greater first). `since`: created at or after it. `after`: the page after this inquiry (the last one of
+   * Newest first (by creation time, then by id, the greater first). `topic` null: general ones only.
+   * `since`: created at or after it. `after`: the page after this inquiry (the last one of
    * the previous page), so a long walk holds one page at a time.
    */
-  list(query: { status?: InquiryStatus; email?: string; limit: number; since?: number; after?: Pick<Inquiry, 'createdAt' | 'id'> }): Promise<Inquiry[]>;
+  list(query: { status?: InquiryStatus; topic?: Topic | null; email?: string; limit: number; since?: number; after?: Pick<Inquiry, 'createdAt' | 'id'> }): Promise<Inquiry[]>;
   /**
    * The inquiries still to be delivered: pending (an attempt under way or stalled) and failed with a
    * retry ahead, and when the oldest of them arrived. Read from partial indexes, for monitoring.

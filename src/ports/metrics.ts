@@ -1,6 +1,6 @@
 // What the modules report for monitoring (METRICS_PORT): events only, never personal data. Every
 // label value comes from a closed set, so that no client can grow the number of series.
-import type { InquiryChannel } from './inquiry-store.js';
+import type { InquiryChannel, Topic } from './inquiry-store.js';
 import type { SpamReason } from './spam-check.js';
 
 export type DeliveryChannel = 'mail' | 'webhook';
@@ -11,9 +11,9 @@ export type SpamAction = 'held' | 'marked';
 export type TokenGrant = 'authorization_code' | 'refresh_token' | 'client_credentials';
 
 export interface Metrics {
-  /** An inquiry stored for delivery (spam is an outcome instead). */
-  inquiryAccepted(channel: InquiryChannel): void;
-  inquiryOutcome(channel: InquiryChannel, outcome: InquiryOutcome): void;
+  /** An inquiry stored for delivery (spam is an outcome instead); a null topic is counted as `general`. */
+  inquiryAccepted(channel: InquiryChannel, topic: Topic | null): void;
+  inquiryOutcome(channel: InquiryChannel, topic: Topic | null, outcome: InquiryOutcome): void;
   /** A reason screening gave a stored inquiry (not a duplicate, which counts as one), once per reason. */
   inquirySpamReason(channel: InquiryChannel, reason: SpamReason, action: SpamAction): void;
   deliveryAttempt(channel: DeliveryChannel, ok: boolean, seconds: number): void;

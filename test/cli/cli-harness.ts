@@ -124,6 +124,8 @@ export async function storeInquiries(space: Workspace, count: number, shape: (i:
             email: 'ana@example.com',
             message: 'A demo, please.',
             locale: 'es',
+            topic: null,
+            consent: null,
             clientId: null,
             remoteIp: '192.0.2.1',
             idempotencyKey: null,

@@ -54,10 +54,10 @@ describe('portico inquiries list', () => {
     const { code, stdout, stderr } = await space.cli('inquiries', 'list');
     expect(code).toBe(0);
     expect(stderr).toBe('');
-    expect(lines(stdout)[0]).toMatch(/^ID +RECEIVED +STATUS +TRIES +NEXT TRY +LANG +CHANNEL +EMAIL +NAME +REASONS +LAST ERROR$/);
+    expect(lines(stdout)[0]).toMatch(/^ID +RECEIVED +STATUS +TOPIC +TRIES +NEXT TRY +LANG +CHANNEL +EMAIL +NAME +REASONS +LAST ERROR$/);
     expect(table(stdout)).toEqual([
       expect.objectContaining({ ID: seeded.spam, STATUS: 'spam', EMAIL: 'bot@example.com', NAME: 'Spam Bot', REASONS: 'honeypot' }),
-      expect.objectContaining({ ID: seeded.failed, STATUS: 'failed', TRIES: '1', LANG: 'en', CHANNEL: 'web', EMAIL: 'failed@example.com', NAME: 'Failed Sender', REASONS: '-' }),
+      expect.objectContaining({ ID: seeded.failed, STATUS: 'failed', TOPIC: 'general', TRIES: '1', LANG: 'en', CHANNEL: 'web', EMAIL: 'failed@example.com', NAME: 'Failed Sender', REASONS: '-' }),
       expect.objectContaining({ ID: seeded.sent, STATUS: 'sent', TRIES: '1', LANG: 'es', CHANNEL: 'web', EMAIL: 'sent@example.com', NAME: 'Sent Sender' }),
     ]);
     for (const row of table(stdout)) expect(new Date(row.RECEIVED!).toISOString()).toBe(row.RECEIVED);
@@ -141,7 +141,7 @@ describe('portico inquiries list --format', () => {
   beforeAll(async () => {
     space = await workspace();
     const rows = [
-      { id: 'one', createdAt: 1_000, channel: 'web', name: 'García, Ana', email: 'ana@example.com', message: 'Two lines,\nand "quotes".' },
+      { id: 'one', createdAt: 1_000, channel: 'web', name: 'García, Ana', email: 'ana@example.com', message: 'Two lines,\nand "quotes".', topic: 'demo' },
       { id: 'two', createdAt: 2_000, channel: 'web', name: '=HYPERLINK("http://evil.example")', email: 'bot@example.com', message: '+1 call me \u001b[31m' },
       { id: 'three', createdAt: 3_000, channel: 'web', name: ' @SUM(A1)', email: 'wide@example.com', message: '\uff1dHYPERLINK("http://evil.example")' },
     ] as const;
@@ -153,10 +153,10 @@ describe('portico inquiries list --format', () => {
     const { code, stdout } = await space.cli('inquiries', 'list', '--format', 'csv');
     expect(code).toBe(0);
     expect(stdout).toBe(
-      'id,received,status,channel,name,email,locale,message,client_id,attempts,sent,last_error,spam_reasons,duplicate_of\r\n' +
-        `three,1970-01-01T00:00:03.000Z,sent,web,' @SUM(A1),wide@example.com,es,"'\uff1dHYPERLINK(""http://evil.example"")",,0,,,,\r\n` +
-        `two,1970-01-01T00:00:02.000Z,sent,web,"'=HYPERLINK(""http://evil.example"")",bot@example.com,es,'+1 call me \\u001b[31m,,0,,,,\r\n` +
-        'one,1970-01-01T00:00:01.000Z,sent,web,"García, Ana",ana@example.com,es,"Two lines,\nand ""quotes"".",,0,,,,\r\n',
+      'id,received,status,channel,name,email,locale,message,client_id,attempts,sent,last_error,spam_reasons,duplicate_of,topic\r\n' +
+        `three,1970-01-01T00:00:03.000Z,sent,web,' @SUM(A1),wide@example.com,es,"'\uff1dHYPERLINK(""http://evil.example"")",,0,,,,,\r\n` +
+        `two,1970-01-01T00:00:02.000Z,sent,web,"'=HYPERLINK(""http://evil.example"")",bot@example.com,es,'+1 call me \\u001b[31m,,0,,,,,\r\n` +
+        'one,1970-01-01T00:00:01.000Z,sent,web,"García, Ana",ana@example.com,es,"Two lines,\nand ""quotes"".",,0,,,,,demo\r\n',
     );
   });
 

@@ -70,7 +70,7 @@ describe('a database of the release before', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(lines(stderr)).toEqual([
-      'portico: the database is not migrated for this release (2 pending: 0007_normalized_email, 0008_screening): run `portico migrate`, or start a node of this release',
+      'portico: the database is not migrated for this release (3 pending: 0007_normalized_email, 0008_screening, 0010_topic_and_consent): run `portico migrate`, or start a node of this release',
     ]);
     expect(tables(space)).toEqual(before);
     expect(before.names).not.toContain('portico_schema_migrations');
@@ -80,7 +80,7 @@ describe('a database of the release before', () => {
     const { code, stdout } = await space.cli('check');
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^schema +2 to make at this release's first start or by portico migrate \(0007_normalized_email, 0008_screening\); the release before serves beside them: a rolling upgrade$/m,
+      /^schema +3 to make at this release's first start or by portico migrate \(0007_normalized_email, 0008_screening, 0010_topic_and_consent\); the release before serves beside them: a rolling upgrade$/m,
     );
     expect(stdout).toMatch(/^backfill +0009_fill_normalized_email: starts after the schema changes;/m);
     expect(stdout).toMatch(/^roll back +to the release before \(eed6bdc\) at any time: it runs on this release's schema$/m);
@@ -94,7 +94,12 @@ describe('a database of the release before', () => {
     const sqlite = new Database(join(space.dir, 'p.sqlite'), { readonly: true });
     try {
       expect(sqlite.prepare('select name from portico_migrations order by name').pluck().all()).toHaveLength(6);
-      expect(sqlite.prepare('select name from portico_schema_migrations order by name').pluck().all()).toEqual(['0007_normalized_email', '0008_screening', '0009_fill_normalized_email']);
+      expect(sqlite.prepare('select name from portico_schema_migrations order by name').pluck().all()).toEqual([
+        '0007_normalized_email',
+        '0008_screening',
+        '0009_fill_normalized_email',
+        '0010_topic_and_consent',
+      ]);
       expect(sqlite.prepare("select email_normalized from inquiries where id = 'from-the-release-before'").pluck().get()).toBe('ana@example.com');
     } finally {
       sqlite.close();
@@ -151,7 +156,7 @@ describe("a database a build of main migrated before the ledger, with 0007 and 0
   afterEach(() => space.remove());
 
   it('keeps them as applied, moving them to the ledger, so that the release before starts on it again', async () => {
-    expect((await space.cli('check')).stdout).toMatch(/^schema +this release's migrations applied$/m);
+    expect((await space.cli('check')).stdout).toMatch(/^schema +1 to make at this release's first start or by portico migrate \(0010_topic_and_consent\);/m);
     const { code, stdout } = await space.cli('migrate');
     expect(code).toBe(0);
     expect(lines(stdout).at(-1)).toBe('database is up to date');
@@ -162,6 +167,7 @@ describe("a database a build of main migrated before the ledger, with 0007 and 0
         { name: '0007_normalized_email', applied_at: Date.parse('2026-11-28T10:00:00.000Z') },
         { name: '0008_screening', applied_at: Date.parse('2026-11-28T10:00:00.000Z') },
         { name: '0009_fill_normalized_email', applied_at: expect.any(Number) },
+        { name: '0010_topic_and_consent', applied_at: expect.any(Number) },
       ]);
     } finally {
       sqlite.close();

@@ -30,6 +30,8 @@ describe('redelivery of stalled inquiries', () => {
       email: `${id}@example.com`,
       message: 'left behind',
       locale: 'en',
+      topic: null,
+      consent: null,
       clientId: null,
       remoteIp: '127.0.0.1',
       idempotencyKey: null,

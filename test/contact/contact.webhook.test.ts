@@ -54,6 +54,7 @@ describe('the webhook channel alone', () => {
             email: 'ana@example.com',
             message: stored.message,
             locale: 'ca',
+            topic: null,
             channel: 'web',
             clientId: null,
             spamReasons: [],

@@ -28,6 +28,8 @@ const stored = (id: string, daysAgo: number, status: NewInquiry['status']): NewI
   email: `${id}@example.com`,
   message: 'We manage 40 buildings.',
   locale: 'es',
+  topic: null,
+  consent: null,
   clientId: null,
   remoteIp: '192.0.2.1',
   idempotencyKey: null,

@@ -19,6 +19,8 @@ const inquiry = (id: string, fields: Partial<NewInquiry> = {}): NewInquiry => ({
   email: 'ana@example.com',
   message: 'Línea uno\nline two 🏢',
   locale: 'es',
+  topic: null,
+  consent: null,
   clientId: null,
   remoteIp: '2001:db8::1',
   idempotencyKey: null,
@@ -54,6 +56,18 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
         releasedAt: null,
       });
       expect(await store.get('missing')).toBeUndefined();
+    });
+
+    it('keeps its topic and its record of consent, and lists by topic, general ones by null', async () => {
+      const consent = { at: 1_000, door: 'app' as const, policyUrl: 'https://www.example.com/privacy', textSha256: 'a'.repeat(64) };
+      await store.create(inquiry('demo', { topic: 'demo', consent, createdAt: 1_000 }));
+      await store.create(inquiry('sales', { topic: 'sales', createdAt: 2_000 }));
+      await store.create(inquiry('general', { createdAt: 3_000 }));
+      expect(await store.get('demo')).toMatchObject({ topic: 'demo', consent });
+      expect(await store.get('general')).toMatchObject({ topic: null, consent: null });
+      expect((await store.list({ topic: 'demo', limit: 10 })).map((i) => i.id)).toEqual(['demo']);
+      expect((await store.list({ topic: null, limit: 10 })).map((i) => i.id)).toEqual(['general']);
+      expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['general', 'sales', 'demo']);
     });
 
     it("stores an inquiry with the content of one received within the window as its duplicate, with the first one's id and no attempt", async () => {

@@ -9,7 +9,8 @@ import type { NewInquiry } from '../../src/ports/inquiry-store.js';
 import { mailerFromSettings } from '../support/smtp-mailer.js';
 import { startRealSmtpServer, type RealSmtpServer } from '../support/smtp-tls.js';
 
-const settings = { appEnv: 'production' as const, mailFrom: { name: 'Portico', address: 'web@portico.example' }, mailTo: { name: 'Team', address: 'team@portico.example' } };
+const team = { name: 'Team', address: 'team@portico.example' };
+const settings = { appEnv: 'production' as const, mailFrom: { name: 'Portico', address: 'web@portico.example' }, mailTo: team, mailToByTopic: { sales: team, demo: team, support: team } };
 const inquiry = (fields: Partial<NewInquiry> = {}): NewInquiry => ({
   id: '0190f3a0-0000-7000-8000-00000000abcd',
   createdAt: Date.parse('2026-11-25T09:30:00Z'),
@@ -19,6 +20,8 @@ const inquiry = (fields: Partial<NewInquiry> = {}): NewInquiry => ({
   email: 'ana@example.com',
   message: 'We manage 40 buildings.',
   locale: 'en',
+  topic: null,
+  consent: null,
   clientId: null,
   remoteIp: '203.0.113.9',
   idempotencyKey: null,
@@ -101,7 +104,7 @@ describe('the inquiry e-mail as mail readers see it', () => {
     const raw = await delivered({ locale: 'ca', channel: 'mcp', clientId: 'https://app.example/client.json' });
     const parsed = await simpleParser(raw);
     expect(parsed.subject).toBe('Nova consulta de Ana García [ca]');
-    expect(parsed.text).toContain('Nom: Ana García\nCorreu electrònic: ana@example.com\nIdioma: ca\nCanal: MCP (client https://app.example/client.json)\n');
+    expect(parsed.text).toContain('Nom: Ana García\nCorreu electrònic: ana@example.com\nMotiu: Consulta general\nIdioma: ca\nCanal: MCP (client https://app.example/client.json)\n');
     expect(parsed.messageId).toBe('<0190f3a0-0000-7000-8000-00000000abcd@portico.example>');
     expect(parsed.date?.toISOString()).toBe('2026-11-25T09:30:00.000Z');
     const again = composeInquiryEmail(inquiry({ locale: 'ca' }), settings);

@@ -27,6 +27,8 @@ describe('the MCP SDK 2.x client against POST /mcp', () => {
     expect(schema.properties.name?.maxLength).toBe(120);
     expect(schema.properties.message?.maxLength).toBe(5000);
     expect(schema.properties.locale?.enum).toEqual(['es', 'en', 'ca', 'ru', 'eu', 'gl']);
+    expect(schema.properties.topic?.enum).toEqual(['sales', 'demo', 'support']);
+    expect(schema.properties.consentText?.maxLength).toBe(1000);
     expect(schema.properties).not.toHaveProperty('turnstileToken');
     expect(schema.properties).not.toHaveProperty('website');
     expect(schema.required.sort()).toEqual(['email', 'message', 'name', 'privacy']);

@@ -70,4 +70,12 @@ describe('POST /mcp as a 2026-07-28 client sees it', () => {
     const raw = (answered('tools/list').result!.tools as Record<string, unknown>[])[0]!;
     expect(raw.annotations).toEqual(tool!.annotations);
   });
+
+  it('offers topic in the 2026-07-28 era as in the one before: sales, demo or support, optional', async () => {
+    const [tool] = (await client.listTools()).tools;
+    expect(answered('tools/list').protocolVersion).toBe('2026-07-28');
+    const schema = tool!.inputSchema as { properties: Record<string, { enum?: string[] }>; required: string[] };
+    expect(schema.properties.topic?.enum).toEqual(['sales', 'demo', 'support']);
+    expect(schema.required).not.toContain('topic');
+  });
 });

@@ -57,7 +57,7 @@ describe('metrics on METRICS_PORT', () => {
       method: 'tools/call',
       params: {
         name: 'contact_service',
-        arguments: inquiry({ message: 'Metrics: through MCP.' }),
+        arguments: inquiry({ message: 'Metrics: through MCP.', topic: 'demo' }),
         _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
       },
     };
@@ -94,6 +94,9 @@ describe('metrics on METRICS_PORT', () => {
     expect(value(series, 'portico_inquiries_accepted_total', { channel: 'web' })).toBe(2);
     expect(value(series, 'portico_inquiries_accepted_total', { channel: 'api' })).toBe(3);
     expect(value(series, 'portico_inquiries_accepted_total', { channel: 'mcp' })).toBe(1);
+    expect(value(series, 'portico_inquiries_accepted_total', { channel: 'mcp', topic: 'demo' })).toBe(1);
+    expect(value(series, 'portico_inquiries_accepted_total', { topic: 'general' })).toBe(5);
+    expect(value(series, 'portico_inquiry_outcomes_total', { topic: 'demo', outcome: 'delivered' })).toBe(1);
     expect(value(series, 'portico_inquiry_outcomes_total', { channel: 'web', outcome: 'spam' })).toBe(1);
     expect(value(series, 'portico_inquiry_outcomes_total', { outcome: 'delivered' })).toBe(4);
     expect(value(series, 'portico_inquiry_outcomes_total', { channel: 'api', outcome: 'duplicate' })).toBe(1);

@@ -25,6 +25,8 @@ const inquiry = (n: number, fields: Partial<Inquiry> = {}): Inquiry => ({
   email: `visitor${n}@example.com`,
   message: `Inquiry ${n}`,
   locale: 'es',
+  topic: null,
+  consent: null,
   clientId: null,
   remoteIp: '203.0.113.7',
   idempotencyKey: null,

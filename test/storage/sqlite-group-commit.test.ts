@@ -49,6 +49,8 @@ const inquiry = (id: string, idempotencyKey: string | null = null): NewInquiry =
   email: 'ana@example.com',
   message: 'A demo, please',
   locale: 'en',
+  topic: null,
+  consent: null,
   clientId: null,
   remoteIp: '127.0.0.1',
   idempotencyKey,

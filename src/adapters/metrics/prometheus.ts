@@ -30,11 +30,12 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
   const requests = counter('portico_http_requests_total', 'HTTP requests answered, by route template, method and status.', ['route', 'method', 'status']);
   const requestSeconds = histogram('portico_http_request_duration_seconds', 'Time to answer an HTTP request, by route template and method.', ['route', 'method']);
   const limited = counter('portico_rate_limited_total', 'Requests and tool calls refused by a rate limit, by limit.', ['limit']);
-  const accepted = counter('portico_inquiries_accepted_total', 'Inquiries stored for delivery, by channel (web, api, mcp).', ['channel']);
-  const outcomes = counter('portico_inquiry_outcomes_total', 'What became of inquiries: a delivery attempt delivered, retrying or failed (no retry left), or kept as spam or as a duplicate.', [
-    'channel',
-    'outcome',
-  ]);
+  const accepted = counter('portico_inquiries_accepted_total', 'Inquiries stored for delivery, by channel (web, api, mcp) and topic (sales, demo, support, general).', ['channel', 'topic']);
+  const outcomes = counter(
+    'portico_inquiry_outcomes_total',
+    'What became of inquiries, by channel and topic: a delivery attempt delivered, retrying or failed (no retry left), or kept as spam or as a duplicate.',
+    ['channel', 'topic', 'outcome'],
+  );
   const spamReasons = counter('portico_inquiry_spam_reasons_total', 'Reasons screening gave stored inquiries, by channel, reason and action (held as spam, or delivered marked).', [
     'channel',
     'reason',
@@ -97,8 +98,8 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
       requestSeconds.observe({ route, method }, seconds);
     },
     rateLimited: (limit) => limited.inc({ limit }),
-    inquiryAccepted: (channel) => accepted.inc({ channel }),
-    inquiryOutcome: (channel, outcome) => outcomes.inc({ channel, outcome }),
+    inquiryAccepted: (channel, topic) => accepted.inc({ channel, topic: topic ?? 'general' }),
+    inquiryOutcome: (channel, topic, outcome) => outcomes.inc({ channel, topic: topic ?? 'general', outcome }),
     inquirySpamReason: (channel, reason, action) => spamReasons.inc({ channel, reason, action }),
     deliveryAttempt(channel, ok, seconds) {
       attempts.inc({ channel, result: ok ? 'ok' : 'error' });

@@ -1,6 +1,6 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
 import { sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { Created, Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import type { ConsentDoor, Created, Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { SpamReason } from '../../ports/spam-check.js';
 import { normalizeEmail } from '../../ports/normalize-email.js';
 import type { Db } from './schema.js';
@@ -140,9 +140,10 @@ export function sqlInquiryStore(db: Db, { serializeDuplicates }: SqlInquiryStore
       return rows.map(fromRow);
     },
 
-    async list({ status, email, limit, since, after }) {
+    async list({ status, topic, email, limit, since, after }) {
       let query = db.selectFrom('inquiries').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit);
       if (status) query = query.where(STATUS_IS[status]);
+      if (topic !== undefined) query = query.where('topic', topic === null ? 'is' : '=', topic);
       if (email !== undefined) query = query.where('email_normalized', '=', normalizeEmail(email));
       if (since !== undefined) query = query.where('created_at', '>=', since);
       // The order's next rows, as one row-value comparison: both engines read it as a range of the
@@ -200,7 +201,6 @@ async function insert(db: Db, row: ReturnType<typeof toRow>, duplicateOf: string
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1 ? { stored: true, duplicateOf } : NOT_STORED;
 }
-
 export const NOT_STORED: Created = Object.freeze({ stored: false, duplicateOf: null });
 
 /** The filter as a WHERE clause. */
@@ -260,6 +260,11 @@ export function toRow(inquiry: NewInquiry, claimAt?: number, duplicateOf: string
     duplicate_of: duplicateOf,
     spam_reasons: inquiry.spamReasons.length ? inquiry.spamReasons.join(',') : null,
     released_at: null,
+    topic: inquiry.topic,
+    consent_at: inquiry.consent?.at ?? null,
+    consent_door: inquiry.consent?.door ?? null,
+    consent_policy_url: inquiry.consent?.policyUrl ?? null,
+    consent_text_sha256: inquiry.consent?.textSha256 ?? null,
   };
 }
 
@@ -289,5 +294,7 @@ function fromRow(row: Selectable<InquiriesTable>): Inquiry {
     spamReasons: row.spam_reasons === null ? [] : (row.spam_reasons.split(',') as SpamReason[]),
     duplicateOf: row.duplicate_of,
     releasedAt: toNumber(row.released_at),
+    topic: row.topic as Inquiry['topic'],
+    consent: row.consent_at === null ? null : { at: toNumber(row.consent_at)!, door: row.consent_door as ConsentDoor, policyUrl: row.consent_policy_url, textSha256: row.consent_text_sha256! },
   };
 }

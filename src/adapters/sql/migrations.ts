@@ -72,4 +72,26 @@ export const MIGRATIONS: readonly OnlineMigration[] = [
   // 0007's column for the rows stored before it. Rows a node of the release before stores during a roll
   // are found by `export` and `erase --email`, which fill the column first.
   { name: '0009_fill_normalized_email', kind: 'backfill', fillBatch: (db) => fillNormalizedEmailBatch(db), remaining: countUnnormalizedEmails },
+  // Leads the team can act on: what each inquiry is about (indexed with created_at for `inquiries list
+  // --topic`; general ones, most of them, stay out of the index), and the record of the consent it
+  // carried. The release before inserts rows without them: general, with no record of consent.
+  {
+    name: '0010_topic_and_consent',
+    kind: 'schema',
+    compatible: true,
+    steps: [
+      {
+        kind: 'add-columns',
+        table: 'inquiries',
+        columns: [
+          ['topic', 'text'],
+          ['consent_at', 'bigint'],
+          ['consent_door', 'text'],
+          ['consent_policy_url', 'text'],
+          ['consent_text_sha256', 'text'],
+        ],
+      },
+      { kind: 'create-index', name: 'inquiries_topic', table: 'inquiries', columns: 'topic, created_at', where: 'topic is not null' },
+    ],
+  },
 ];

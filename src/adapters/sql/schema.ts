@@ -30,6 +30,13 @@ export interface InquiriesTable {
   /** The reasons, comma-separated; null when there were none. */
   spam_reasons: string | null;
   released_at: number | null;
+  /** sales, demo or support; null: general, or a row a node of an earlier version inserted. */
+  topic: string | null;
+  /** The consent record (ConsentRecord); all null on a row a node of an earlier version inserted. */
+  consent_at: number | null;
+  consent_door: string | null;
+  consent_policy_url: string | null;
+  consent_text_sha256: string | null;
 }
 
 export interface OAuthClientsTable {

@@ -18,6 +18,8 @@ export const TIMEOUT_SECONDS = 30;
  * The element's shell. Attributes: `locale` (else the nearest `lang`, else the browser's language),
  * `endpoint` (else the origin this script came from), `turnstile-sitekey` and `privacy-policy` (else
  * /embed/config.json's turnstileSiteKey and privacyPolicyUrl),
+ * `topic` (`sales`, `demo` or `support`: the choice made before the visitor chooses), `hide-topic` (no
+ * choice shown: the inquiry has the `topic` attribute's topic, or none),
  * `theme` (`light`, the default, `dark` or `auto`), `timeout` (seconds to wait for an answer, else
  * TIMEOUT_SECONDS). Events, bubbling out of the shadow root: `portico:sent` ({ pending }) and
  * `portico:error` ({ status, error }).
@@ -71,7 +73,7 @@ function fieldErrors(description) {
 }
 
 class PorticoContactForm extends HTMLElement {
-  static get observedAttributes() { return ['locale', 'theme', 'privacy-policy']; }
+  static get observedAttributes() { return ['locale', 'theme', 'privacy-policy', 'topic', 'hide-topic']; }
 
   connectedCallback() {
     if (this.form) return;
@@ -99,6 +101,7 @@ class PorticoContactForm extends HTMLElement {
       },
       beforeSend: holder,
       privacyPolicy: function () { return self.getAttribute('privacy-policy') || self.privacyPolicyUrl || null; },
+      topic: function () { return { preset: self.getAttribute('topic'), hidden: self.hasAttribute('hide-topic') }; },
       send: function (values) { return self.send(values); }
     });
     this.container = container;

@@ -106,6 +106,8 @@ ${rows([
   ['endpoint', 'The Portico to send to. Else the origin the script was loaded from.'],
   ['turnstile-sitekey', 'The Turnstile site key. Else the one this Portico uses (<code>/embed/config.json</code>).'],
   ['privacy-policy', 'The privacy policy the consent links to. Else this Portico’s <code>PRIVACY_POLICY_URL</code> (<code>/embed/config.json</code>).'],
+  ['topic', 'The topic chosen before the visitor chooses: <code>sales</code>, <code>demo</code> or <code>support</code>. Else none (a general inquiry).'],
+  ['hide-topic', 'Shows no choice of topic: every inquiry from this form has the <code>topic</code> attribute’s topic, or none.'],
   ['theme', "<code>light</code> (the default), <code>dark</code>, or <code>auto</code> (the visitor's system setting)."],
   ['timeout', 'Seconds to wait for an answer before telling the visitor none came (30 by default).'],
 ])}

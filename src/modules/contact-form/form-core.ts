@@ -9,6 +9,7 @@
 import * as z from 'zod';
 import { ContactRequest } from '../contact/schema.js';
 import { LOCALES } from '../common/locales.js';
+import { TOPICS, TOPIC_WORDS } from '../common/topics.js';
 import { CONTRAST_GUARD } from './form-contrast-guard.js';
 import { FORM_WORDS, LANGUAGE_NAMES } from './form-words.js';
 
@@ -19,6 +20,9 @@ export interface FormConfig {
   words: typeof FORM_WORDS;
   languageNames: typeof LANGUAGE_NAMES;
   locales: readonly string[];
+  /** The topics offered, and their names in each locale. */
+  topics: readonly string[];
+  topicWords: typeof TOPIC_WORDS;
   /** The language when nothing around the form names one of the six. */
   fallback: string;
   max: { name: number; email: number; message: number };
@@ -39,6 +43,8 @@ export function formConfig(): FormConfig {
     words: FORM_WORDS,
     languageNames: LANGUAGE_NAMES,
     locales: LOCALES,
+    topics: TOPICS,
+    topicWords: TOPIC_WORDS,
     fallback: 'en',
     max: { name: name.maxLength, email: email.maxLength, message: message.maxLength },
     emailPattern: email.pattern,
@@ -54,6 +60,8 @@ export function formConfig(): FormConfig {
  *   yet: not to be sent again), `{ errors: { field: { key } } }`, or `{ status: { key, ...values } }`;
  * - `rendered(language, words)`, optional: told after each render;
  * - `privacyPolicy()`, optional: the privacy policy's address, linked from the consent checkbox, or null;
+ * - `topic()`, optional: `{ preset, hidden }`, the topic chosen before the person chooses (or null), and
+ *   whether the choice is hidden (the page asks for one kind of inquiry only);
  * - `openLink(url)`, optional: opens the link itself (the MCP App, through its host) and says so;
  * - `beforeSend`, optional: a node put in the form above its alert and button (the element's Turnstile slot).
  */
@@ -65,7 +73,7 @@ var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 var PROSE_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 var emailPattern;
 try { emailPattern = new RegExp(C.emailPattern, 'u'); } catch (e) { emailPattern = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/; }
-var state = { inputLocale: null, pickerTouched: false, errors: {}, status: null, sending: false, sent: false, pending: false };
+var state = { inputLocale: null, pickerTouched: false, topicTouched: false, errors: {}, status: null, sending: false, sent: false, pending: false };
 
 function make(tag, attributes, children) {
   var node = doc.createElement(tag);
@@ -89,6 +97,8 @@ ui.done = make('p', { id: 'done', class: 'done', role: 'status', tabindex: '-1' 
 ui.name = make('input', { id: 'name', name: 'name', type: 'text', autocomplete: 'name', required: true, 'aria-describedby': 'name-error', 'data-ph': 'namePlaceholder' });
 ui.email = make('input', { id: 'email', name: 'email', type: 'text', inputmode: 'email', autocomplete: 'email', autocapitalize: 'off', spellcheck: 'false', required: true, 'aria-describedby': 'email-error', 'data-ph': 'emailPlaceholder' });
 ui.message = make('textarea', { id: 'message', name: 'message', rows: '6', required: true, 'aria-describedby': 'message-error', 'data-ph': 'messagePlaceholder' });
+ui.topic = make('select', { id: 'topic', name: 'topic' }, [''].concat(C.topics).map(function (topic) { return make('option', { value: topic }); }));
+ui.topicField = make('div', { class: 'field' }, [make('label', { for: 'topic', id: 'topic-label' }), ui.topic]);
 ui.locale = make('select', { id: 'locale', name: 'locale' }, C.locales.map(function (locale) {
   var option = make('option', { value: locale, lang: locale });
   option.textContent = C.languageNames[locale];
@@ -99,7 +109,7 @@ ui.consent = make('label', { for: 'privacy' });
 ui.alert = make('p', { id: 'alert', class: 'alert', role: 'alert', tabindex: '-1' });
 ui.send = make('button', { id: 'send', type: 'submit', 'data-w': 'send' });
 ui.form = make('form', { id: 'form', novalidate: true, 'aria-labelledby': 'title' }, [
-  field('name', ui.name), field('email', ui.email), field('message', ui.message),
+  field('name', ui.name), field('email', ui.email), ui.topicField, field('message', ui.message),
   make('div', { class: 'field' }, [make('label', { for: 'locale', 'data-w': 'locale' }), ui.locale]),
   make('div', { class: 'field' }, [make('div', { class: 'check' }, [ui.privacy, ui.consent]), make('p', { id: 'privacy-error', class: 'error' })]),
   ui.alert, ui.send
@@ -127,7 +137,7 @@ function count(text) { return Array.from(text).length; }
 function fill(text, values) { return text.replace(/\{(\w+)\}/g, function (all, key) { return String(values[key]); }); }
 
 function values() {
-  return { name: ui.name.value.trim(), email: ui.email.value.trim(), message: ui.message.value, locale: ui.locale.value, privacy: ui.privacy.checked };
+  return { name: ui.name.value.trim(), email: ui.email.value.trim(), topic: ui.topic.value, message: ui.message.value, locale: ui.locale.value, privacy: ui.privacy.checked };
 }
 function validate(v) {
   var found = {};
@@ -162,9 +172,22 @@ function renderConsent(w) {
   ui.consent.replaceChildren(doc.createTextNode(parts[0]), policy, doc.createTextNode(parts[1] || ''));
 }
 
+/* The choice of topic in the form's language; what the page presets, until the person chooses. */
+function renderTopic(lang) {
+  var t = C.topicWords[lang], choice = shell.topic ? shell.topic() : null;
+  container.querySelector('#topic-label').textContent = t.label;
+  Array.prototype.forEach.call(ui.topic.options, function (option) { option.textContent = option.value ? t.names[option.value] : t.general; });
+  var preset = choice && C.topics.indexOf(choice.preset) >= 0 ? choice.preset : '';
+  var hidden = !!(choice && choice.hidden);
+  if (hidden) ui.topic.value = preset;
+  else if (preset && !state.topicTouched && !state.inputTopic) ui.topic.value = preset;
+  ui.topicField.hidden = hidden;
+}
+
 function render() {
   var lang = language(), w = C.words[lang];
   renderConsent(w);
+  renderTopic(lang);
   container.setAttribute('lang', lang);
   container.querySelectorAll('[data-w]').forEach(function (node) { node.textContent = w[node.getAttribute('data-w')]; });
   container.querySelectorAll('[data-ph]').forEach(function (node) { node.placeholder = w[node.getAttribute('data-ph')]; });
@@ -200,7 +223,10 @@ function submit() {
   state.errors = validate(v); render();
   if (focusFirstError()) return;
   state.sending = true; render();
-  Promise.resolve().then(function () { return shell.send({ name: v.name, email: v.email, message: v.message, locale: v.locale, privacy: true }); }).then(function (outcome) {
+  /* The words beside the checkbox, as the person read them: their digest is the record of the consent. */
+  var sent = { name: v.name, email: v.email, message: v.message, locale: v.locale, privacy: true, consentText: ui.consent.textContent };
+  if (v.topic) sent.topic = v.topic;
+  Promise.resolve().then(function () { return shell.send(sent); }).then(function (outcome) {
     outcome = outcome || { status: { key: 'failure' } };
     if (outcome.ok) state.sent = true;
     else if (outcome.pending) { state.sent = true; state.pending = true; }
@@ -219,6 +245,7 @@ ${CONTRAST_GUARD}
 ui.send.addEventListener('click', function (event) { event.preventDefault(); submit(); });
 ui.form.addEventListener('submit', function (event) { event.preventDefault(); submit(); });
 ui.locale.addEventListener('change', function () { state.pickerTouched = true; });
+ui.topic.addEventListener('change', function () { state.topicTouched = true; });
 ui.form.addEventListener('input', function (event) {
   var name = event.target && event.target.id;
   if (!state.errors[name]) return;
@@ -241,6 +268,7 @@ return {
     ['name', 'email', 'message'].forEach(function (name) { if (typeof args[name] === 'string') ui[name].value = args[name]; });
     var locale = supported(args.locale);
     if (locale) { state.inputLocale = locale; ui.locale.value = locale; }
+    if (C.topics.indexOf(args.topic) >= 0 && !state.topicTouched) { state.inputTopic = args.topic; ui.topic.value = args.topic; }
     render();
   },
   /* A status the shell learned by itself (the human check did not load): shown unless the form is busy. */

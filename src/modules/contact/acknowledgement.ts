@@ -4,7 +4,7 @@
 import type { Inquiry, NewInquiry } from '../../ports/inquiry-store.js';
 import { MailDeliveryError, type MailMessage } from '../../ports/mailer.js';
 import type { DeliveryDeps } from './delivery.js';
-import { inquiryMessageId } from './email.js';
+import { inquiryMessageId, teamMailbox, TOPIC_HEADER } from './email.js';
 import { ACKNOWLEDGEMENT } from './email-i18n.js';
 import type { Locale } from '../common/locales.js';
 
@@ -23,21 +23,22 @@ export async function acknowledge(deps: DeliveryDeps, inquiry: NewInquiry): Prom
   }
 }
 
-function acknowledgementEmail(inquiry: Pick<Inquiry, 'id' | 'name' | 'email' | 'locale' | 'createdAt'>, deps: Pick<DeliveryDeps, 'mail'>): MailMessage {
+function acknowledgementEmail(inquiry: Pick<Inquiry, 'id' | 'name' | 'email' | 'locale' | 'createdAt' | 'topic'>, deps: Pick<DeliveryDeps, 'mail'>): MailMessage {
   // A stored locale may be one this version no longer speaks.
   const words = (ACKNOWLEDGEMENT as Partial<Record<string, (typeof ACKNOWLEDGEMENT)[Locale]>>)[inquiry.locale] ?? ACKNOWLEDGEMENT.en;
-  const { mailFrom, mailTo } = deps.mail;
+  const { mailFrom } = deps.mail;
   const id = inquiry.id;
+  const topic = inquiry.topic;
   return {
     from: { ...mailFrom },
     to: { name: inquiry.name, address: inquiry.email },
-    // A reply reaches the team, not the unattended sender.
-    replyTo: { ...mailTo },
+    // A reply reaches the team that answers the inquiry, not the unattended sender.
+    replyTo: { ...teamMailbox(topic, deps.mail) },
     subject: words.subject,
     text: words.body(inquiry.name, mailFrom.name || mailFrom.address),
     messageId: inquiryMessageId(`${id}.ack`, mailFrom.address),
     date: new Date(inquiry.createdAt),
     // RFC 3834 section 5: an automatic reply, which autoresponders must not answer.
-    headers: { 'Auto-Submitted': 'auto-replied', 'Content-Language': inquiry.locale },
+    headers: { 'Auto-Submitted': 'auto-replied', 'Content-Language': inquiry.locale, ...(topic ? { [TOPIC_HEADER]: topic } : {}) },
   };
 }

@@ -89,7 +89,7 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
 
   const now = deps.clock.now();
   if (failures.length === 0) {
-    deps.metrics.inquiryOutcome(inquiry.channel, 'delivered');
+    deps.metrics.inquiryOutcome(inquiry.channel, inquiry.topic, 'delivered');
     try {
       return await recorded(deps, () => deps.inquiries.markSent(inquiry.id, now, delivered));
     } catch (error) {
@@ -99,7 +99,7 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
     }
   }
   const nextAttemptAt = failures.some((f) => f.permanent) ? null : retryAt(inquiry.createdAt, inquiry.attempts ?? 1, now, deps.retryForMs, deps.random);
-  deps.metrics.inquiryOutcome(inquiry.channel, nextAttemptAt === null ? 'failed' : 'retrying');
+  deps.metrics.inquiryOutcome(inquiry.channel, inquiry.topic, nextAttemptAt === null ? 'failed' : 'retrying');
   const error = failures.map((f) => f.reason).join('; ');
   await recorded(deps, () => deps.inquiries.markFailed(inquiry.id, now, { ...delivered, error, nextAttemptAt }));
   const retry = nextAttemptAt === null ? 'no retry left; kept for `portico inquiries resend`' : `retried at ${new Date(nextAttemptAt).toISOString()}`;
@@ -154,6 +154,8 @@ function webhookEvent(inquiry: Deliverable) {
       email: inquiry.email,
       message: inquiry.message,
       locale: inquiry.locale,
+      // null: a general inquiry.
+      topic: inquiry.topic,
       channel: inquiry.channel,
       clientId: inquiry.clientId,
       // D20: what screening found. `possibleSpam` is what the team's e-mail marks; a released inquiry is not.

@@ -1,6 +1,7 @@
 // The ContactRequest and ContactResponse messages (contract section 2), the single source for all uses.
 import * as z from 'zod';
 import { LOCALES } from '../common/locales.js';
+import { TOPICS } from '../common/topics.js';
 
 // Characters, as the contract and JSON Schema count them: code points, not UTF-16 units. A string of at
 // most `max` UTF-16 units is within the limit whatever it holds, so only longer ones are counted.
@@ -50,6 +51,16 @@ export const ContactRequest = z
       message: text(5000, 'message').refine((value) => PROSE.test(value), 'message must not contain control characters other than tabs and line breaks'),
       locale: z.enum(LOCALES, { error: `locale must be one of ${LOCALES.join(', ')}` }).default('es'),
       privacy: z.literal(true, { error: 'privacy must be true (the privacy policy must be accepted)' }),
+      topic: z
+        .enum(TOPICS, { error: `topic must be one of ${TOPICS.join(', ')}` })
+        .optional()
+        .describe('What the inquiry is about; it routes it to the team that answers it. Absent: a general inquiry.'),
+      consentText: text(1000, 'consentText', true)
+        .refine((value) => SINGLE_LINE.test(value), 'consentText must be a single line without control characters')
+        .optional()
+        .describe(
+          "The consent words shown beside the privacy checkbox, as the person saw them: their SHA-256 is kept with the inquiry as the record of what was accepted. Absent: the words docs/contact.md gives for the inquiry's locale.",
+        ),
       turnstileToken: z.string({ error: 'turnstileToken must be a string' }).max(2048, 'turnstileToken must be at most 2048 characters').optional(),
       website: z.string({ error: 'website must be a string' }).max(2048, 'website must be at most 2048 characters').optional(),
     },
@@ -57,7 +68,9 @@ export const ContactRequest = z
   )
   .meta({
     id: 'ContactRequest',
-    examples: [{ name: 'Ana García', email: 'ana@example.com', message: 'We manage 40 buildings and would like a demo.', locale: 'es', privacy: true, turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' }],
+    examples: [
+      { name: 'Ana García', email: 'ana@example.com', message: 'We manage 40 buildings and would like a demo.', locale: 'es', topic: 'demo', privacy: true, turnstileToken: 'XXXX.DUMMY.TOKEN.XXXX' },
+    ],
     description:
       'A sales, demo or support inquiry. `name` and `email` are trimmed of leading and trailing white space before they are checked. `turnstileToken` is required from browsers when Turnstile is enabled; `website` is a honeypot left empty.',
   });

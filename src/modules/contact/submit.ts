@@ -8,6 +8,7 @@ import { uuidV7 } from '../../ports/random.js';
 import type { RateLimiter } from '../../ports/rate-limiter.js';
 import { SpamCheckUnavailable, type SpamCheck, type SpamReason } from '../../ports/spam-check.js';
 import { acknowledge } from './acknowledgement.js';
+import { consentRecord } from './consent.js';
 import type { AnswerFloor } from './answer-floor.js';
 import type { PendingWork } from '../../pending-work.js';
 import type { Admission } from './admission.js';
@@ -41,6 +42,8 @@ export interface ContactDeps extends DeliveryDeps {
   /** Acknowledgements under way, which a stopping node waits for. */
   pending: PendingWork;
   screening: Screening;
+  /** PRIVACY_POLICY_URL, named in each inquiry's consent record. */
+  privacyPolicyUrl: string | undefined;
 }
 
 export interface Submission {
@@ -122,17 +125,17 @@ async function store(deps: ContactDeps, inquiry: NewInquiry): Promise<boolean> {
     return false;
   }
   if (created.duplicateOf !== null) {
-    deps.metrics.inquiryOutcome(inquiry.channel, 'duplicate');
+    deps.metrics.inquiryOutcome(inquiry.channel, inquiry.topic, 'duplicate');
     deps.log.info({ inquiry: inquiry.id, duplicateOf: created.duplicateOf }, 'inquiry is a duplicate; not delivered again');
     return false;
   }
   for (const reason of inquiry.spamReasons) deps.metrics.inquirySpamReason(inquiry.channel, reason, held ? 'held' : 'marked');
   if (held) {
-    deps.metrics.inquiryOutcome(inquiry.channel, 'spam');
+    deps.metrics.inquiryOutcome(inquiry.channel, inquiry.topic, 'spam');
     deps.log.info({ inquiry: inquiry.id, spamReasons: inquiry.spamReasons }, 'inquiry kept as spam; `portico inquiries release` delivers it');
     return false;
   }
-  deps.metrics.inquiryAccepted(inquiry.channel);
+  deps.metrics.inquiryAccepted(inquiry.channel, inquiry.topic);
   return true;
 }
 
@@ -172,8 +175,11 @@ async function checkHuman(humanCheck: HumanCheck, token: string | undefined, rem
 }
 
 function newInquiry(deps: ContactDeps, submission: Submission, spamReasons: SpamReason[]): NewInquiry {
-  const { name, email, message, locale } = submission.request;
+  const { name, email, message, locale, topic } = submission.request;
   const now = deps.clock.now();
+  // A topic joins the fingerprint only when there is one: a retry of an inquiry without one, answered by
+  // a node of the release before, finds the fingerprint it stored.
+  const fingerprinted = topic === undefined ? [name, email, message, locale] : [name, email, message, locale, topic];
   return {
     id: uuidV7(now, deps.random),
     createdAt: now,
@@ -183,10 +189,12 @@ function newInquiry(deps: ContactDeps, submission: Submission, spamReasons: Spam
     email,
     message,
     locale,
+    topic: topic ?? null,
+    consent: consentRecord(submission.request, submission.channel, now, deps.privacyPolicyUrl),
     clientId: submission.clientId,
     remoteIp: submission.remoteIp,
     idempotencyKey: scopedKey(submission),
-    fingerprint: hash('sha256', JSON.stringify([name, email, message, locale]), 'hex'),
+    fingerprint: hash('sha256', JSON.stringify(fingerprinted), 'hex'),
     contentHash: contentHash(email, message),
     spamReasons,
   };

@@ -49,7 +49,9 @@ export const CONTACT_TOOL_DESCRIPTION = [
   'Use it when the person wants to be contacted: a demo, pricing, a question about the product, or help with an account.',
   'name: who is writing (up to 120 characters). email: where the team should reply (up to 254). message: what they need,',
   'in their own words (up to 5000). locale: the language to answer in: es, en, ca, ru, eu or gl (default es).',
+  'topic: sales, demo or support when the person says what it is about; leave it out otherwise.',
   'privacy: true only when the person has accepted the privacy policy; never set it on their behalf without asking.',
+  'consentText: leave it out; the contact form app sends the words it showed beside its checkbox.',
 ].join(' ');
 
 /** Who is calling, carried from the HTTP request into the tool callback. */
