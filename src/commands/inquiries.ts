@@ -57,14 +57,18 @@ export async function listInquiries(deps: Deps, out: Output, options: { status?:
   );
 }
 
-/** `portico inquiries show ID`: one inquiry, whole, as labelled lines (or as JSON), with its screening reasons. */
+/**
+ * `portico inquiries show ID`: one inquiry, whole, as labelled lines (or as JSON), with its screening
+ * reasons, its record of consent and every try of every channel at it.
+ */
 export async function showInquiry(deps: Deps, out: Output, id: string | undefined, options: { format?: string }): Promise<void> {
   if (!id) throw new CliError('usage: portico inquiries show ID [--format json]');
   const format = options.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new CliError(`--format must be text or json (got "${format}")`);
   const inquiry = await deps.inquiries.get(id);
   if (!inquiry) throw new CliError(`no inquiry ${id}`);
-  if (format === 'json') return out.json(inquiry);
+  const attempts = await deps.inquiries.attempts(id);
+  if (format === 'json') return out.json({ ...inquiry, attempts });
   const at = (ms: number | null) => (ms === null ? '-' : iso(ms));
   const fields: [string, string][] = [
     ['id', inquiry.id],
@@ -88,6 +92,14 @@ export async function showInquiry(deps: Deps, out: Output, id: string | undefine
   const width = Math.max(...fields.map(([label]) => label.length)) + 2;
   for (const [label, value] of fields) out.line(`${`${label}:`.padEnd(width)}${value}`);
   out.line('');
+  if (attempts.length) {
+    // What the relay or the endpoint said comes from outside: the table escapes what a terminal would obey.
+    out.table(
+      ['ATTEMPT', 'CHANNEL', 'TOOK', 'RESULT', 'ERROR'],
+      attempts.map((a) => [iso(a.startedAt), a.channel, `${((a.endedAt - a.startedAt) / 1000).toFixed(3)} s`, a.result ?? '-', a.error ?? '-']),
+    );
+    out.line('');
+  }
   for (const line of inquiry.message.split(/\r\n?|\n/)) out.line(line);
 }
 

@@ -84,6 +84,21 @@ export interface CreateOptions {
   duplicatesSince?: number;
 }
 
+/** The channels an inquiry is sent on: the team's e-mail, the webhook, and the note to its sender. */
+export type AttemptChannel = 'mail' | 'webhook' | 'acknowledgement';
+
+/** One try of one channel at one inquiry, kept with it (`portico inquiries show`) and deleted with it. */
+export interface DeliveryAttempt {
+  channel: AttemptChannel;
+  startedAt: number;
+  endedAt: number;
+  ok: boolean;
+  /** What the other end said: the relay's reply ("250 2.0.0 Ok: queued as 4F3X"), "HTTP 204"; null when nothing came. */
+  result: string | null;
+  /** Why it failed; null when it did not. */
+  error: string | null;
+}
+
 /** What an attempt delivered, channel by channel: kept even when another channel failed. */
 export interface Delivered {
   messageId?: string;
@@ -109,10 +124,17 @@ export interface InquiryStore {
   claimDelivery(id: string, at: number, staleBefore: number, resendSent?: boolean): Promise<boolean>;
   /** Starts the delivery of an inquiry kept as spam, and marks it released; false when it is not (or no longer) spam. */
   release(id: string, at: number): Promise<boolean>;
-  /** Every channel has it now. */
-  markSent(id: string, at: number, delivered: Delivered): Promise<void>;
-  /** Some channel failed: what did get through, why the rest did not, and when to try again (null: never). */
-  markFailed(id: string, at: number, failure: Delivered & { error: string; nextAttemptAt: number | null }): Promise<void>;
+  /** Every channel has it now; `attempts` are the tries that got it there, recorded in the same write. */
+  markSent(id: string, at: number, delivered: Delivered, attempts: readonly DeliveryAttempt[]): Promise<void>;
+  /**
+   * Some channel failed: what did get through, why the rest did not, and when to try again (null: never);
+   * `attempts` are this delivery's tries, recorded in the same write.
+   */
+  markFailed(id: string, at: number, failure: Delivered & { error: string; nextAttemptAt: number | null }, attempts: readonly DeliveryAttempt[]): Promise<void>;
+  /** Records tries made outside a delivery (the acknowledgement). */
+  recordAttempts(id: string, attempts: readonly DeliveryAttempt[]): Promise<void>;
+  /** Every try at the inquiry, oldest first. */
+  attempts(id: string): Promise<DeliveryAttempt[]>;
   /** Pending inquiries no live attempt holds: never attempted, or attempted, before `staleBefore`. */
   listStalled(staleBefore: number, limit: number): Promise<Inquiry[]>;
   /**
@@ -142,7 +164,7 @@ export interface InquiryStore {
   count(filter: InquiryFilter): Promise<number>;
   /** The ids of at most `limit` inquiries that match, oldest first: deletions go a batch at a time. */
   idsMatching(filter: InquiryFilter, limit: number): Promise<string[]>;
-  /** Deletes these inquiries; returns how many were there. */
+  /** Deletes these inquiries and their attempts; returns how many inquiries were there. */
   deleteIds(ids: readonly string[]): Promise<number>;
   /**
    * After an erasure: no earlier copy of deleted rows stays in the engine's files where it can be

@@ -17,10 +17,11 @@ export interface MailMessage {
 
 export interface Mailer {
   /**
-   * Resolves once the server accepted the message; rejects with MailDeliveryError. An aborted `signal`
-   * stops the attempt: a message still waiting is never handed over, one in transit has its connection closed.
+   * Resolves once the server accepted the message, with what it said ("250 2.0.0 Ok: queued as 4F3X", or
+   * where the outbox folder keeps it); rejects with MailDeliveryError. An aborted `signal` stops the
+   * attempt: a message still waiting is never handed over, one in transit has its connection closed.
    */
-  send(message: MailMessage, signal?: AbortSignal): Promise<void>;
+  send(message: MailMessage, signal?: AbortSignal): Promise<string>;
   /** Resolves when the mail server (or outbox folder) is usable: it connects and signs in; rejects with the reason. */
   verify(): Promise<void>;
   /**
@@ -41,6 +42,8 @@ export class MailDeliveryError extends Error {
   constructor(
     reason: string,
     readonly permanent = false,
+    /** The server's reply to the refused command ("451 4.3.0 Try again later"), when one came. */
+    readonly reply?: string,
   ) {
     super(reason);
   }

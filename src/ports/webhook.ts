@@ -10,8 +10,8 @@ export interface WebhookEvent {
 }
 
 export interface WebhookSender {
-  /** Resolves once the endpoint answered 2xx; rejects with WebhookDeliveryError. An aborted `signal` stops the attempt. */
-  send(event: WebhookEvent, signal?: AbortSignal): Promise<void>;
+  /** Resolves with the status once the endpoint answered 2xx; rejects with WebhookDeliveryError. An aborted `signal` stops the attempt. */
+  send(event: WebhookEvent, signal?: AbortSignal): Promise<number>;
   /** The process is stopping: every send still waiting gives up now with a WebhookDeliveryError, to be retried. */
   abandon(): void;
   close(): Promise<void>;
@@ -20,4 +20,11 @@ export interface WebhookSender {
 /** The endpoint could not be reached, was too slow, redirected, or answered other than 2xx. Safe to log. */
 export class WebhookDeliveryError extends Error {
   override name = 'WebhookDeliveryError';
+  constructor(
+    reason: string,
+    /** The endpoint's status, when it answered. */
+    readonly status?: number,
+  ) {
+    super(reason);
+  }
 }

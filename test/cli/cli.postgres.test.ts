@@ -26,7 +26,7 @@ describe.skipIf(!available)('portico on PostgreSQL', () => {
     await client.end();
     // Kysely's table holds what the release before reads, and no more: it starts on this schema (D22).
     expect(rows.map((row) => row.name)).toEqual(['0001_inquiries', '0002_oauth', '0003_inquiries_lighter_indexes', '0004_delivery', '0005_retention', '0006_failed_inquiries']);
-    expect(online.map((row) => row.name)).toEqual(['0007_normalized_email', '0008_screening', '0009_fill_normalized_email', '0010_topic_and_consent']);
+    expect(online.map((row) => row.name)).toEqual(['0007_normalized_email', '0008_screening', '0009_fill_normalized_email', '0010_topic_and_consent', '0011_delivery_attempts']);
   });
 
   it('lists inquiries and clients of the shared database', async () => {

@@ -70,7 +70,7 @@ describe('a database of the release before', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(lines(stderr)).toEqual([
-      'portico: the database is not migrated for this release (3 pending: 0007_normalized_email, 0008_screening, 0010_topic_and_consent): run `portico migrate`, or start a node of this release',
+      'portico: the database is not migrated for this release (4 pending: 0007_normalized_email, 0008_screening, 0010_topic_and_consent, 0011_delivery_attempts): run `portico migrate`, or start a node of this release',
     ]);
     expect(tables(space)).toEqual(before);
     expect(before.names).not.toContain('portico_schema_migrations');
@@ -80,7 +80,7 @@ describe('a database of the release before', () => {
     const { code, stdout } = await space.cli('check');
     expect(code).toBe(0);
     expect(stdout).toMatch(
-      /^schema +3 to make at this release's first start or by portico migrate \(0007_normalized_email, 0008_screening, 0010_topic_and_consent\); the release before serves beside them: a rolling upgrade$/m,
+      /^schema +4 to make at this release's first start or by portico migrate \(0007_normalized_email, 0008_screening, 0010_topic_and_consent, 0011_delivery_attempts\); the release before serves beside them: a rolling upgrade$/m,
     );
     expect(stdout).toMatch(/^backfill +0009_fill_normalized_email: starts after the schema changes;/m);
     expect(stdout).toMatch(/^roll back +to the release before \(eed6bdc\) at any time: it runs on this release's schema$/m);
@@ -99,6 +99,7 @@ describe('a database of the release before', () => {
         '0008_screening',
         '0009_fill_normalized_email',
         '0010_topic_and_consent',
+        '0011_delivery_attempts',
       ]);
       expect(sqlite.prepare("select email_normalized from inquiries where id = 'from-the-release-before'").pluck().get()).toBe('ana@example.com');
     } finally {
@@ -156,7 +157,7 @@ describe("a database a build of main migrated before the ledger, with 0007 and 0
   afterEach(() => space.remove());
 
   it('keeps them as applied, moving them to the ledger, so that the release before starts on it again', async () => {
-    expect((await space.cli('check')).stdout).toMatch(/^schema +1 to make at this release's first start or by portico migrate \(0010_topic_and_consent\);/m);
+    expect((await space.cli('check')).stdout).toMatch(/^schema +2 to make at this release's first start or by portico migrate \(0010_topic_and_consent, 0011_delivery_attempts\);/m);
     const { code, stdout } = await space.cli('migrate');
     expect(code).toBe(0);
     expect(lines(stdout).at(-1)).toBe('database is up to date');
@@ -168,6 +169,7 @@ describe("a database a build of main migrated before the ledger, with 0007 and 0
         { name: '0008_screening', applied_at: Date.parse('2026-11-28T10:00:00.000Z') },
         { name: '0009_fill_normalized_email', applied_at: expect.any(Number) },
         { name: '0010_topic_and_consent', applied_at: expect.any(Number) },
+        { name: '0011_delivery_attempts', applied_at: expect.any(Number) },
       ]);
     } finally {
       sqlite.close();

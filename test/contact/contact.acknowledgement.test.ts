@@ -22,6 +22,7 @@ describe('acknowledgements to submitters', () => {
         SMTP_URL: smtp.url,
         MAIL_FROM: 'Portico Sales <web@portico.example>',
         MAIL_TO: 'Sales team <sales@portico.example>',
+        MAIL_TO_DEMO: 'Demo team <demos@portico.example>',
         MAIL_ACKNOWLEDGE: 'on',
         TURNSTILE_SECRET_KEY: siteverify.secret,
         TURNSTILE_SITE_KEY: 'site-key',
@@ -57,10 +58,24 @@ describe('acknowledgements to submitters', () => {
     expect(await mailTo('sales@portico.example', 2)).toHaveLength(1);
   });
 
-  it('thanks a submitter whose client sent a Bearer token', async () => {
+  it('thanks a submitter whose client sent a Bearer token, and keeps the try with the inquiry', async () => {
     expect((await api.post('/api/contact', inquiry({ email: 'via-crm@example.com', locale: 'en' }), bearer)).status).toBe(200);
     const [note] = await mailTo('via-crm@example.com', 2);
     expect(note?.subject).toBe('We have received your inquiry');
+    const [stored] = await api.deps.inquiries.list({ email: 'via-crm@example.com', limit: 1 });
+    await expect
+      .poll(async () => (await api.deps.inquiries.attempts(stored!.id)).map((a) => [a.channel, a.ok, a.result?.slice(0, 3)]))
+      .toEqual([
+        ['mail', true, '250'],
+        ['acknowledgement', true, '250'],
+      ]);
+  });
+
+  it("sends the note's replies to the mailbox of the inquiry's topic", async () => {
+    expect((await api.post('/api/contact', inquiry({ email: 'topical@example.com', locale: 'en', topic: 'demo' }), bearer)).status).toBe(200);
+    const [note] = await mailTo('topical@example.com', 2);
+    expect(note?.replyTo?.value).toEqual([{ name: 'Demo team', address: 'demos@portico.example' }]);
+    expect(note?.headers.get('x-portico-topic')).toBe('demo');
   });
 
   it('writes to one address at most once a day, whatever it sends', async () => {

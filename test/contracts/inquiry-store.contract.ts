@@ -70,6 +70,26 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       expect((await store.list({ limit: 10 })).map((i) => i.id)).toEqual(['general', 'sales', 'demo']);
     });
 
+    it('keeps every attempt with its inquiry, oldest first, and deletes them with it', async () => {
+      await store.create(inquiry('tried', { createdAt: 1_000 }), { claimAt: 1_000 });
+      await store.create(inquiry('other', { createdAt: 1_001 }));
+      const failed = { channel: 'mail' as const, startedAt: 1_000, endedAt: 1_100, ok: false, result: '451 4.3.0 Try again later', error: 'EENVELOPE 451 4.3.0 Try again later' };
+      const timedOut = { channel: 'webhook' as const, startedAt: 1_100, endedAt: 11_100, ok: false, result: null, error: 'webhook: no answer within 10 s' };
+      const sent = { channel: 'mail' as const, startedAt: 20_000, endedAt: 20_050, ok: true, result: '250 2.0.0 Ok: queued as 4F3X', error: null };
+      const hooked = { channel: 'webhook' as const, startedAt: 20_050, endedAt: 20_060, ok: true, result: 'HTTP 204', error: null };
+      const acknowledged = { channel: 'acknowledgement' as const, startedAt: 1_050, endedAt: 1_060, ok: true, result: '250 ok', error: null };
+      await store.markFailed('tried', 11_100, { error: 'SMTP 451; webhook', nextAttemptAt: 20_000 }, [failed, timedOut]);
+      await store.recordAttempts('tried', [acknowledged]);
+      await store.markSent('tried', 20_060, { messageId: '<tried@portico>', webhookAt: 20_060 }, [sent, hooked]);
+      await store.recordAttempts('other', [{ ...acknowledged, startedAt: 2_000 }]);
+      expect(await store.attempts('tried')).toEqual([failed, acknowledged, timedOut, sent, hooked]);
+      expect(await store.get('tried')).toMatchObject({ status: 'sent', messageId: '<tried@portico>' });
+
+      expect(await store.deleteIds(['tried'])).toBe(1);
+      expect(await store.attempts('tried')).toEqual([]);
+      expect(await store.attempts('other')).toHaveLength(1);
+    });
+
     it("stores an inquiry with the content of one received within the window as its duplicate, with the first one's id and no attempt", async () => {
       await store.create(inquiry('first', { createdAt: 1 * MINUTE, contentHash: 'same' }), { claimAt: 1 * MINUTE });
       expect(await store.create(inquiry('again', { createdAt: 2 * MINUTE, contentHash: 'same' }), { claimAt: 2 * MINUTE, duplicatesSince: 0 })).toEqual({ stored: true, duplicateOf: 'first' });
@@ -140,10 +160,10 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
       const other = await fixture.another();
       const claims = await Promise.all([store.claimDelivery('i3', 2_000, 0), other.claimDelivery('i3', 2_000, 0)]);
       expect(claims.filter(Boolean)).toHaveLength(1);
-      await store.markFailed('i3', 2_100, { error: 'SMTP 451', nextAttemptAt: 20_000 });
+      await store.markFailed('i3', 2_100, { error: 'SMTP 451', nextAttemptAt: 20_000 }, []);
       expect(await store.get('i3')).toMatchObject({ status: 'failed', attempts: 1, lastError: 'SMTP 451', nextAttemptAt: 20_000 });
       expect(await store.claimDelivery('i3', 3_000, 0)).toBe(true);
-      await store.markSent('i3', 3_100, { messageId: '<m1@portico>' });
+      await store.markSent('i3', 3_100, { messageId: '<m1@portico>' }, []);
       expect(await store.get('i3')).toMatchObject({ status: 'sent', attempts: 2, sentAt: 3_100, messageId: '<m1@portico>', lastError: null, nextAttemptAt: null });
       expect(await store.claimDelivery('i3', 4_000, 0)).toBe(false);
       expect(await store.claimDelivery('i3', 4_000, 0, true)).toBe(true);
@@ -151,13 +171,13 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
 
     it('keeps what each channel delivered across attempts, and never erases it with a later one that did not redo it', async () => {
       await store.create(inquiry('both'), { claimAt: 1_000 });
-      await store.markFailed('both', 1_100, { messageId: '<both@portico>', error: 'webhook: HTTP 500', nextAttemptAt: 16_000 });
+      await store.markFailed('both', 1_100, { messageId: '<both@portico>', error: 'webhook: HTTP 500', nextAttemptAt: 16_000 }, []);
       expect(await store.get('both')).toMatchObject({ status: 'failed', messageId: '<both@portico>', webhookAt: null, lastError: 'webhook: HTTP 500' });
       expect(await store.claimDelivery('both', 16_000, 0)).toBe(true);
-      await store.markFailed('both', 16_100, { error: 'webhook: HTTP 502', nextAttemptAt: 45_000 });
+      await store.markFailed('both', 16_100, { error: 'webhook: HTTP 502', nextAttemptAt: 45_000 }, []);
       expect(await store.get('both')).toMatchObject({ messageId: '<both@portico>', webhookAt: null, nextAttemptAt: 45_000 });
       expect(await store.claimDelivery('both', 45_000, 0)).toBe(true);
-      await store.markSent('both', 45_100, { webhookAt: 45_050 });
+      await store.markSent('both', 45_100, { webhookAt: 45_050 }, []);
       expect(await store.get('both')).toMatchObject({ status: 'sent', messageId: '<both@portico>', webhookAt: 45_050, sentAt: 45_100, lastError: null, nextAttemptAt: null });
     });
 
@@ -169,7 +189,7 @@ export function inquiryStoreContract(engine: string, open: () => Promise<Inquiry
         ['given-up', null],
       ] as const) {
         await store.create(inquiry(id), { claimAt: 1_000 });
-        await store.markFailed(id, 1_100, { error: 'ECONNREFUSED', nextAttemptAt: next });
+        await store.markFailed(id, 1_100, { error: 'ECONNREFUSED', nextAttemptAt: next }, []);
       }
       expect((await store.listDue(30_000, 10)).map((i) => i.id)).toEqual(['overdue', 'due']);
       expect((await store.listDue(30_000, 1)).map((i) => i.id)).toEqual(['overdue']);

@@ -163,8 +163,8 @@ describe('SQLite group commit', () => {
     const created = await Promise.all([inquiries.create(inquiry('id-1', 'same')), inquiries.create(inquiry('id-2', 'same')), inquiries.create(inquiry('id-3'))]);
     expect(created.map((c) => c.stored)).toEqual([true, false, true]);
     expect(await inquiries.get('id-2')).toBeUndefined();
-    await inquiries.markSent('id-1', NOW + 1, { messageId: '<m1@example.com>' });
-    await inquiries.markFailed('id-3', NOW + 1, { error: '550 refused', nextAttemptAt: null });
+    await inquiries.markSent('id-1', NOW + 1, { messageId: '<m1@example.com>' }, []);
+    await inquiries.markFailed('id-3', NOW + 1, { error: '550 refused', nextAttemptAt: null }, []);
     expect(await inquiries.get('id-1')).toMatchObject({ status: 'sent', messageId: '<m1@example.com>', sentAt: NOW + 1 });
     expect(await inquiries.get('id-3')).toMatchObject({ status: 'failed', lastError: '550 refused' });
   });

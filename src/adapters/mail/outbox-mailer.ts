@@ -3,7 +3,7 @@
 // hundreds of thousands far more slowly than in a small one, and the contact path makes one per inquiry.
 import { constants } from 'node:fs';
 import { access, mkdir, rmdir, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { DkimSettings } from '../../config/mail.js';
 import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
@@ -46,6 +46,7 @@ export function outboxMailer(dir: string, dkim?: DkimSettings): Mailer {
           await makeFolder();
           await write();
         });
+        return `written to ${relative(dir, path)}`;
       } catch (error) {
         folder = undefined;
         throw new MailDeliveryError(`outbox: ${(error as Error).message}`);

@@ -46,14 +46,14 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
         lastDelivered > refusedAt;
   const deadlines = sendDeadlines(SMTP_SEND_DEADLINE_MS);
 
-  async function sendWithin(message: MailMessage, abort: AbortSignal, deadline: AbortSignal): Promise<void> {
+  async function sendWithin(message: MailMessage, abort: AbortSignal, deadline: AbortSignal): Promise<string> {
     const mail = { ...nodemailerOptions(message), signal: abort };
     let refusedAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
       try {
-        await transport.sendMail(mail);
+        const { response } = await transport.sendMail(mail);
         lastDelivered = performance.now();
-        return;
+        return oneLine(response);
       } catch (error) {
         // A relay that caps its connections per client (3 is common at providers) greets the one over
         // its cap with 421, or refuses it. That message never left: it waits for one of the connections
@@ -76,7 +76,7 @@ export function smtpMailer(options: SmtpMailerOptions): Mailer {
       const deadline = deadlines.start();
       const abort = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
       try {
-        await sendWithin(message, abort, deadline.signal);
+        return await sendWithin(message, abort, deadline.signal);
       } finally {
         deadline.end();
       }
@@ -173,14 +173,16 @@ function deliveryError(error: unknown, abort: AbortSignal, deadline: AbortSignal
   const e = error as SmtpFailure;
   // RFC 5321 section 4.2.1: 5yz is a permanent refusal, of the envelope or of the message itself.
   const permanent = e.responseCode !== undefined && e.responseCode >= 500 && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE');
-  return new MailDeliveryError(describe(error), permanent);
+  return new MailDeliveryError(describe(error), permanent, e.response === undefined ? undefined : oneLine(e.response));
 }
+
+/** A server's reply as one line of at most 200 characters: it is logged and stored. */
+const oneLine = (reply: string) => reply.replace(/[\r\n]+/g, ' ').slice(0, 200);
 
 /** What went wrong, without message content: an error code, then the server's reply or the socket's error. */
 function describe(error: unknown): string {
   const e = error as SmtpFailure;
-  const detail = e.response ?? e.message ?? 'unknown error';
-  return [e.code, detail.replace(/[\r\n]+/g, ' ').slice(0, 200)].filter(Boolean).join(' ');
+  return [e.code, oneLine(e.response ?? e.message ?? 'unknown error')].filter(Boolean).join(' ');
 }
 
 /** nodemailer's bunyan-style logger calls, onto ours: its lines name connections and replies, never content. */

@@ -3,7 +3,7 @@
 // LOCK_TIMEOUT and is tried again, so the requests queued behind it wait no longer than that; an index
 // is built CONCURRENTLY, holding off no writer.
 import { setTimeout as pause } from 'node:timers/promises';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { SchemaChanges, SchemaStep } from '../sql/schema-changes.js';
 import type { Db } from '../sql/schema.js';
 import { openPostgres } from './pool.js';
@@ -42,24 +42,33 @@ export function postgresSchemaChanges(url: string): SchemaChanges {
         await db.destroy();
       }
     },
-    apply: (connection, step) => (step.kind === 'add-columns' ? addColumns(connection, step) : createIndex(connection, step)),
+    apply(connection, step) {
+      if (step.kind === 'create-index') return createIndex(connection, step);
+      if (step.kind === 'add-columns') {
+        const columns = sql.join(step.columns.map(([name, type]) => sql`add column if not exists ${sql.id(name)} ${sql.raw(type)}`));
+        return briefly(connection, step.table, sql`alter table ${sql.id(step.table)} ${columns}`);
+      }
+      // A foreign key locks the table it references (SHARE ROW EXCLUSIVE) as long as ALTER TABLE does.
+      const statement = sql`create table if not exists ${sql.id(step.table)} (${sql.raw(step.columns.join(', '))})`;
+      return briefly(connection, step.references ?? step.table, statement);
+    },
   };
 }
 
-async function addColumns(connection: Db, step: Extract<SchemaStep, { kind: 'add-columns' }>): Promise<void> {
-  const columns = sql.join(step.columns.map(([name, type]) => sql`add column if not exists ${sql.id(name)} ${sql.raw(type)}`));
+/** Runs a statement that takes `table`'s lock in a transaction of its own, giving up after LOCK_TIMEOUT and asking again. */
+async function briefly(connection: Db, table: string, statement: RawBuilder<unknown>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await sql`begin`.execute(connection);
     try {
       await sql`set local lock_timeout = ${sql.lit(LOCK_TIMEOUT)}`.execute(connection);
-      await sql`alter table ${sql.id(step.table)} ${columns}`.execute(connection);
+      await statement.execute(connection);
       await sql`commit`.execute(connection);
       return;
     } catch (error) {
       await sql`rollback`.execute(connection);
       if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
       if (attempt === LOCK_ATTEMPTS) {
-        throw new Error(`the lock on ${step.table} was not had in ${LOCK_ATTEMPTS} tries of ${LOCK_TIMEOUT}: a long transaction holds it (pg_stat_activity names it); start again once it has ended`, {
+        throw new Error(`the lock on ${table} was not had in ${LOCK_ATTEMPTS} tries of ${LOCK_TIMEOUT}: a long transaction holds it (pg_stat_activity names it); start again once it has ended`, {
           cause: error,
         });
       }

@@ -1,11 +1,10 @@
 // InquiryStore over Kysely: one row per inquiry, its delivery status updated in place.
-import { sql, type ExpressionBuilder, type RawBuilder, type Selectable, type SelectQueryBuilder } from 'kysely';
-import type { ConsentDoor, Created, Delivered, Inquiry, InquiryFilter, InquiryStatus, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
-import type { SpamReason } from '../../ports/spam-check.js';
+import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { Created, Delivered, DeliveryAttempt, InquiryFilter, InquiryStatus, InquiryStore } from '../../ports/inquiry-store.js';
 import { normalizeEmail } from '../../ports/normalize-email.js';
-import type { Db } from './schema.js';
+import { attemptFromRow, attemptRow, fromRow, toRow } from './inquiry-rows.js';
 import { fillNormalizedEmails } from './normalized-emails.js';
-import type { InquiriesTable, Tables } from './schema.js';
+import type { Db, Tables } from './schema.js';
 
 export interface SqlInquiryStoreOptions {
   /**
@@ -77,20 +76,35 @@ export function sqlInquiryStore(db: Db, { serializeDuplicates }: SqlInquiryStore
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async markSent(id, at, delivered) {
-      await db
-        .updateTable('inquiries')
-        .set((eb) => ({ status: 'sent', sent_at: at, ...keep(eb, delivered), last_error: null, next_attempt_at: null }))
-        .where('id', '=', id)
-        .execute();
+    markSent: (id, at, delivered, attempts) =>
+      withAttempts(db, id, attempts, (trx) =>
+        trx
+          .updateTable('inquiries')
+          .set((eb) => ({ status: 'sent', sent_at: at, ...keep(eb, delivered), last_error: null, next_attempt_at: null }))
+          .where('id', '=', id)
+          .execute(),
+      ),
+
+    markFailed: (id, _at, failure, attempts) =>
+      withAttempts(db, id, attempts, (trx) =>
+        trx
+          .updateTable('inquiries')
+          .set((eb) => ({ status: 'failed', ...keep(eb, failure), last_error: failure.error, next_attempt_at: failure.nextAttemptAt }))
+          .where('id', '=', id)
+          .execute(),
+      ),
+
+    async recordAttempts(id, attempts) {
+      if (attempts.length)
+        await db
+          .insertInto('delivery_attempts')
+          .values(attempts.map((a) => attemptRow(id, a)))
+          .execute();
     },
 
-    async markFailed(id, _at, failure) {
-      await db
-        .updateTable('inquiries')
-        .set((eb) => ({ status: 'failed', ...keep(eb, failure), last_error: failure.error, next_attempt_at: failure.nextAttemptAt }))
-        .where('id', '=', id)
-        .execute();
+    async attempts(id) {
+      const rows = await db.selectFrom('delivery_attempts').selectAll().where('inquiry_id', '=', id).orderBy('started_at').orderBy('ended_at').execute();
+      return rows.map(attemptFromRow);
     },
 
     async listStalled(staleBefore, limit) {
@@ -191,6 +205,21 @@ export function sqlInquiryStore(db: Db, { serializeDuplicates }: SqlInquiryStore
   return store;
 }
 
+/** Runs the status write and records the attempts beside it, in one transaction: both, or neither. */
+async function withAttempts(db: Db, id: string, attempts: readonly DeliveryAttempt[], write: (trx: Db) => Promise<unknown>): Promise<void> {
+  if (!attempts.length) {
+    await write(db);
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    await write(trx);
+    await trx
+      .insertInto('delivery_attempts')
+      .values(attempts.map((a) => attemptRow(id, a)))
+      .execute();
+  });
+}
+
 /** Inserts the row unless its idempotency key is taken. */
 async function insert(db: Db, row: ReturnType<typeof toRow>, duplicateOf: string | null): Promise<Created> {
   const result = await db
@@ -226,75 +255,5 @@ function keep(eb: ExpressionBuilder<Tables, 'inquiries'>, delivered: Delivered) 
   return {
     message_id: eb.fn.coalesce(eb.val(delivered.messageId ?? null), eb.ref('message_id')),
     webhook_at: eb.fn.coalesce(eb.val(delivered.webhookAt ?? null), eb.ref('webhook_at')),
-  };
-}
-
-/**
- * The row of a new inquiry; `claimAt` when its first delivery attempt is claimed with the insert,
- * `duplicateOf` when it is a duplicate of that inquiry.
- */
-export function toRow(inquiry: NewInquiry, claimAt?: number, duplicateOf: string | null = null) {
-  return {
-    id: inquiry.id,
-    created_at: inquiry.createdAt,
-    status: duplicateOf === null ? inquiry.status : 'duplicate',
-    channel: inquiry.channel,
-    name: inquiry.name,
-    email: inquiry.email,
-    email_normalized: normalizeEmail(inquiry.email),
-    message: inquiry.message,
-    locale: inquiry.locale,
-    client_id: inquiry.clientId,
-    remote_ip: inquiry.remoteIp,
-    idempotency_key: inquiry.idempotencyKey,
-    fingerprint: inquiry.fingerprint,
-    attempts: claimAt === undefined ? 0 : 1,
-    attempted_at: claimAt ?? null,
-    last_error: null,
-    message_id: null,
-    sent_at: null,
-    webhook_at: null,
-    next_attempt_at: null,
-    acknowledged_at: null,
-    content_hash: inquiry.contentHash,
-    duplicate_of: duplicateOf,
-    spam_reasons: inquiry.spamReasons.length ? inquiry.spamReasons.join(',') : null,
-    released_at: null,
-    topic: inquiry.topic,
-    consent_at: inquiry.consent?.at ?? null,
-    consent_door: inquiry.consent?.door ?? null,
-    consent_policy_url: inquiry.consent?.policyUrl ?? null,
-    consent_text_sha256: inquiry.consent?.textSha256 ?? null,
-  };
-}
-
-const toNumber = (value: number | string | bigint | null) => (value === null ? null : Number(value));
-
-function fromRow(row: Selectable<InquiriesTable>): Inquiry {
-  return {
-    id: row.id,
-    createdAt: row.created_at,
-    status: row.status as Inquiry['status'],
-    channel: row.channel as Inquiry['channel'],
-    name: row.name,
-    email: row.email,
-    message: row.message,
-    locale: row.locale,
-    clientId: row.client_id,
-    remoteIp: row.remote_ip,
-    idempotencyKey: row.idempotency_key,
-    fingerprint: row.fingerprint,
-    attempts: row.attempts,
-    attemptedAt: toNumber(row.attempted_at),
-    lastError: row.last_error,
-    messageId: row.message_id,
-    webhookAt: toNumber(row.webhook_at),
-    sentAt: toNumber(row.sent_at),
-    nextAttemptAt: toNumber(row.next_attempt_at),
-    spamReasons: row.spam_reasons === null ? [] : (row.spam_reasons.split(',') as SpamReason[]),
-    duplicateOf: row.duplicate_of,
-    releasedAt: toNumber(row.released_at),
-    topic: row.topic as Inquiry['topic'],
-    consent: row.consent_at === null ? null : { at: toNumber(row.consent_at)!, door: row.consent_door as ConsentDoor, policyUrl: row.consent_policy_url, textSha256: row.consent_text_sha256! },
   };
 }

@@ -94,4 +94,29 @@ export const MIGRATIONS: readonly OnlineMigration[] = [
       { kind: 'create-index', name: 'inquiries_topic', table: 'inquiries', columns: 'topic, created_at', where: 'topic is not null' },
     ],
   },
+  // Every try of every channel at an inquiry, for `portico inquiries show`: a table the release before never
+  // touches, whose rows go with their inquiry's whichever release deletes it (on delete cascade; both
+  // releases enforce foreign keys). Read and deleted by inquiry, through its index.
+  {
+    name: '0011_delivery_attempts',
+    kind: 'schema',
+    compatible: true,
+    steps: [
+      {
+        kind: 'create-table',
+        table: 'delivery_attempts',
+        references: 'inquiries',
+        columns: [
+          'inquiry_id text not null references inquiries (id) on delete cascade',
+          'channel text not null',
+          'started_at bigint not null',
+          'ended_at bigint not null',
+          'ok integer not null',
+          'result text',
+          'error text',
+        ],
+      },
+      { kind: 'create-index', name: 'delivery_attempts_inquiry', table: 'delivery_attempts', columns: 'inquiry_id, started_at' },
+    ],
+  },
 ];

@@ -20,7 +20,20 @@ export interface CreateIndex {
   where?: string;
 }
 
-export type SchemaStep = AddColumns | CreateIndex;
+/**
+ * A table the release before never reads nor writes. Its columns are SQL both engines read alike; a
+ * reference to another table's key with `on delete cascade` makes every release's deletions take its
+ * rows along (both engines enforce foreign keys, SQLite with the pragma each release sets).
+ */
+export interface CreateTable {
+  kind: 'create-table';
+  table: string;
+  columns: readonly string[];
+  /** The table a column references, which the statement must lock briefly on PostgreSQL. */
+  references?: string;
+}
+
+export type SchemaStep = AddColumns | CreateIndex | CreateTable;
 
 export interface SchemaChanges {
   /**

@@ -39,6 +39,18 @@ export interface InquiriesTable {
   consent_text_sha256: string | null;
 }
 
+/** One try of one channel at one inquiry (DeliveryAttempt); deleted with its inquiry (on delete cascade). */
+export interface DeliveryAttemptsTable {
+  inquiry_id: string;
+  channel: string;
+  started_at: number;
+  ended_at: number;
+  /** 1: it got through; 0: it did not. */
+  ok: number;
+  result: string | null;
+  error: string | null;
+}
+
 export interface OAuthClientsTable {
   client_id: string;
   secret_hash: string | null;
@@ -119,6 +131,7 @@ export interface SchemaMigrationsTable {
 export interface Tables {
   portico_schema_migrations: SchemaMigrationsTable;
   inquiries: InquiriesTable;
+  delivery_attempts: DeliveryAttemptsTable;
   portico_job_leases: JobLeasesTable;
   oauth_clients: OAuthClientsTable;
   oauth_consents: OAuthConsentsTable;

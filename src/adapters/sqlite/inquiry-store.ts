@@ -2,9 +2,10 @@
 // (direct.ts); everything else is the portable Kysely store's (../sql/inquiry-store.ts).
 import { setTimeout as pause } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
+import type { DeliveryAttempt, InquiryStore, NewInquiry } from '../../ports/inquiry-store.js';
 import type { Db } from '../sql/schema.js';
-import { NOT_STORED, sqlInquiryStore, toRow } from '../sql/inquiry-store.js';
+import { attemptRow, toRow } from '../sql/inquiry-rows.js';
+import { NOT_STORED, sqlInquiryStore } from '../sql/inquiry-store.js';
 import type { DirectSqlite } from './direct.js';
 
 // The columns of an inquiry's insert on SQLite's hot path, bound by name.
@@ -16,6 +17,7 @@ const EARLIER_SQL = 'select id, duplicate_of from inquiries where content_hash =
 const MARK_SENT_SQL =
   "update inquiries set status = 'sent', sent_at = ?, message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = null, next_attempt_at = null where id = ?";
 const MARK_FAILED_SQL = "update inquiries set status = 'failed', message_id = coalesce(?, message_id), webhook_at = coalesce(?, webhook_at), last_error = ?, next_attempt_at = ? where id = ?";
+const RECORD_ATTEMPT_SQL = 'insert into delivery_attempts (inquiry_id, channel, started_at, ended_at, ok, result, error) values (@inquiry_id, @channel, @started_at, @ended_at, @ok, @result, @error)';
 
 // Deleting an inquiry touches a page of each of its indexes: ten rows a commit keep each of the retention
 // job's turns on the node's event loop short, and each of a purge's holds on the write lock.
@@ -28,6 +30,9 @@ const DELETES_PER_WRITE = 10;
  */
 export function sqliteInquiryStore(db: Db, direct: DirectSqlite): InquiryStore {
   const portable = sqlInquiryStore(db);
+  const record = (id: string, attempts: readonly DeliveryAttempt[]) => {
+    for (const attempt of attempts) direct.statement(RECORD_ATTEMPT_SQL).run(attemptRow(id, attempt));
+  };
   return {
     ...portable,
     async deleteIds(ids) {
@@ -52,8 +57,19 @@ export function sqliteInquiryStore(db: Db, direct: DirectSqlite): InquiryStore {
         const row = toRow(inquiry, duplicateOf === null ? claimAt : undefined, duplicateOf);
         return direct.statement(INSERT_SQL).run(row).changes === 1 ? { stored: true, duplicateOf } : NOT_STORED;
       }),
-    markSent: (id, at, delivered) => direct.write(() => void direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id)),
-    markFailed: (id, _at, failure) => direct.write(() => void direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id)),
+    // The status and the attempts in one write, in the same group commit. An attempt refused (its inquiry
+    // erased meanwhile) refuses the write, whose update then changed nothing.
+    markSent: (id, at, delivered, attempts) =>
+      direct.write(() => {
+        direct.statement(MARK_SENT_SQL).run(at, delivered.messageId ?? null, delivered.webhookAt ?? null, id);
+        record(id, attempts);
+      }),
+    markFailed: (id, _at, failure, attempts) =>
+      direct.write(() => {
+        direct.statement(MARK_FAILED_SQL).run(failure.messageId ?? null, failure.webhookAt ?? null, failure.error, failure.nextAttemptAt, id);
+        record(id, attempts);
+      }),
+    recordAttempts: (id, attempts) => direct.write(() => record(id, attempts)),
     // The WAL still holds the pages as they were before the deletion: copy the new ones into the file and empty it.
     dropDeletedCopies: async () => {
       await sql`pragma wal_checkpoint(TRUNCATE)`.execute(db);

@@ -25,6 +25,10 @@ export function sqliteSchemaChanges(db: Db): SchemaChanges {
         await sql`create index if not exists ${sql.id(step.name)} on ${sql.id(step.table)} (${sql.raw(step.columns)})${where}`.execute(connection);
         return;
       }
+      if (step.kind === 'create-table') {
+        await sql`create table if not exists ${sql.id(step.table)} (${sql.raw(step.columns.join(', '))})`.execute(connection);
+        return;
+      }
       // SQLite has no ADD COLUMN IF NOT EXISTS.
       const { rows } = await sql<{ name: string }>`select name from pragma_table_info(${step.table})`.execute(connection);
       const present = new Set(rows.map((row) => row.name));

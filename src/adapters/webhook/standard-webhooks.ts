@@ -47,8 +47,9 @@ export function standardWebhookSender(settings: WebhookSettings, clock: Clock): 
       }
       if (response.status < 200 || response.status > 299) {
         const where = response.status >= 300 && response.status < 400 ? ` (redirects are not followed: set WEBHOOK_URL to ${response.headers.get('location') ?? 'the final URL'})` : '';
-        throw new WebhookDeliveryError(`webhook: HTTP ${response.status}${where}`);
+        throw new WebhookDeliveryError(`webhook: HTTP ${response.status}${where}`, response.status);
       }
+      return response.status;
     },
     abandon() {
       stopping.abort();

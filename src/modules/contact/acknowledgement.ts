@@ -3,7 +3,7 @@
 // per address, so that Portico can never be made to mail strangers.
 import type { Inquiry, NewInquiry } from '../../ports/inquiry-store.js';
 import { MailDeliveryError, type MailMessage } from '../../ports/mailer.js';
-import type { DeliveryDeps } from './delivery.js';
+import { tryOnce, type DeliveryDeps } from './delivery.js';
 import { inquiryMessageId, teamMailbox, TOPIC_HEADER } from './email.js';
 import { ACKNOWLEDGEMENT } from './email-i18n.js';
 import type { Locale } from '../common/locales.js';
@@ -16,7 +16,10 @@ export async function acknowledge(deps: DeliveryDeps, inquiry: NewInquiry): Prom
   try {
     const now = deps.clock.now();
     if (!(await deps.inquiries.claimAcknowledgement(inquiry.id, inquiry.email, now, now - ACKNOWLEDGE_EVERY_MS))) return;
-    await deps.mailer.send(acknowledgementEmail(inquiry, deps));
+    const { thrown, ...tried } = await tryOnce(deps.clock, 'acknowledgement', () => deps.mailer!.send(acknowledgementEmail(inquiry, deps)));
+    // Kept with the inquiry's other tries (`portico inquiries show`); a store that cannot write loses only this line.
+    await deps.inquiries.recordAttempts(inquiry.id, [tried]).catch((error: unknown) => deps.log.warn({ err: error, inquiry: inquiry.id }, 'acknowledgement attempt not recorded'));
+    if (!tried.ok) throw thrown;
   } catch (error) {
     if (!(error instanceof MailDeliveryError)) deps.log.error({ err: error, inquiry: inquiry.id }, 'acknowledgement failed');
     else deps.log.warn({ inquiry: inquiry.id, reason: error.message }, 'acknowledgement not delivered (it is not retried)');

@@ -3,7 +3,7 @@
 import { setTimeout as pause } from 'node:timers/promises';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../ports/clock.js';
-import type { Deliverable, Delivered, InquiryStore } from '../../ports/inquiry-store.js';
+import type { AttemptChannel, Deliverable, Delivered, DeliveryAttempt, InquiryStore } from '../../ports/inquiry-store.js';
 import { MailDeliveryError, type Mailer } from '../../ports/mailer.js';
 import type { DeliveryChannel, Metrics } from '../../ports/metrics.js';
 import type { Random } from '../../ports/random.js';
@@ -57,15 +57,13 @@ export async function deliver(deps: DeliveryDeps, id: string, options: { resendS
 export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise<void> {
   const delivered: Delivered = {};
   const failures: { reason: string; permanent: boolean }[] = [];
-  const timed = async (channel: DeliveryChannel, send: () => Promise<unknown>): Promise<void> => {
-    const started = deps.clock.now();
-    let ok = false;
-    try {
-      await send();
-      ok = true;
-    } finally {
-      deps.metrics.deliveryAttempt(channel, ok, (deps.clock.now() - started) / 1000);
-    }
+  // Each channel's try, recorded with the outcome in the same write.
+  const attempts: DeliveryAttempt[] = [];
+  const timed = async (channel: DeliveryChannel, send: () => Promise<string>): Promise<void> => {
+    const { thrown, ...tried } = await tryOnce(deps.clock, channel, send);
+    deps.metrics.deliveryAttempt(channel, tried.ok, (tried.endedAt - tried.startedAt) / 1000);
+    attempts.push(tried);
+    if (!tried.ok) throw thrown;
   };
   if (deps.mailer && !inquiry.messageId) {
     const email = composeInquiryEmail(inquiry, deps.mail);
@@ -79,7 +77,7 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
   }
   if (deps.webhook && !inquiry.webhookAt) {
     try {
-      await timed('webhook', () => deps.webhook!.send(webhookEvent(inquiry)));
+      await timed('webhook', async () => `HTTP ${await deps.webhook!.send(webhookEvent(inquiry))}`);
       delivered.webhookAt = deps.clock.now();
     } catch (error) {
       if (!(error instanceof WebhookDeliveryError)) throw error;
@@ -91,7 +89,7 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
   if (failures.length === 0) {
     deps.metrics.inquiryOutcome(inquiry.channel, inquiry.topic, 'delivered');
     try {
-      return await recorded(deps, () => deps.inquiries.markSent(inquiry.id, now, delivered));
+      return await recorded(deps, () => deps.inquiries.markSent(inquiry.id, now, delivered, attempts));
     } catch (error) {
       // The team has the lead: the caller is told so. Only a stale-attempt job may send it again now.
       deps.log.error({ err: error, inquiry: inquiry.id }, 'inquiry delivered, but its status could not be recorded; it may be delivered again');
@@ -101,7 +99,7 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
   const nextAttemptAt = failures.some((f) => f.permanent) ? null : retryAt(inquiry.createdAt, inquiry.attempts ?? 1, now, deps.retryForMs, deps.random);
   deps.metrics.inquiryOutcome(inquiry.channel, inquiry.topic, nextAttemptAt === null ? 'failed' : 'retrying');
   const error = failures.map((f) => f.reason).join('; ');
-  await recorded(deps, () => deps.inquiries.markFailed(inquiry.id, now, { ...delivered, error, nextAttemptAt }));
+  await recorded(deps, () => deps.inquiries.markFailed(inquiry.id, now, { ...delivered, error, nextAttemptAt }, attempts));
   const retry = nextAttemptAt === null ? 'no retry left; kept for `portico inquiries resend`' : `retried at ${new Date(nextAttemptAt).toISOString()}`;
   deps.log.error({ inquiry: inquiry.id, reason: error, nextAttemptAt }, `inquiry not delivered; ${retry}`);
 
@@ -113,6 +111,21 @@ export async function attempt(deps: DeliveryDeps, inquiry: Deliverable): Promise
       ? 'the inquiry was received and stored, but it could not be delivered and will not be retried automatically; the team can resend it'
       : `the inquiry was received and stored, but it could not be delivered yet; it is retried automatically for up to ${hours(deps.retryForMs)}`,
   );
+}
+
+/**
+ * One try on one channel, timed: what the other end said, or why it failed, with what was `thrown`, for
+ * the caller to rethrow once the try is recorded.
+ */
+export async function tryOnce(clock: Clock, channel: AttemptChannel, send: () => Promise<string>): Promise<DeliveryAttempt & { thrown?: unknown }> {
+  const startedAt = clock.now();
+  try {
+    const result = await send();
+    return { channel, startedAt, endedAt: clock.now(), ok: true, result, error: null };
+  } catch (error) {
+    const result = error instanceof MailDeliveryError ? (error.reply ?? null) : error instanceof WebhookDeliveryError && error.status !== undefined ? `HTTP ${error.status}` : null;
+    return { channel, startedAt, endedAt: clock.now(), ok: false, result, error: error instanceof Error ? error.message : String(error), thrown: error };
+  }
 }
 
 /** Runs the status write, asked again while the store says it cannot write, for RECORD_WITHIN_MS at most. */
