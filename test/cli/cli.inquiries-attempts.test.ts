@@ -14,12 +14,20 @@ describe('portico inquiries show, for a delivery that failed twice and then went
   let space: Workspace;
   let smtp: TestSmtpServer;
   let id: string;
+  let old: string;
   let now = Date.parse('2026-11-29T10:00:00Z');
   beforeAll(async () => {
     space = await workspace();
     smtp = await startSmtpServer('reject-mail');
     const api: TestApp = await startApp({ ...space.env, SMTP_URL: smtp.url, RATE_LIMITS: 'off' }, { dir: space.dir, clock: { now: () => now } });
     try {
+      // One of a year and a half ago, delivered at its first try, for purge to find.
+      smtp.mode = 'accept';
+      now = Date.parse('2025-05-29T10:00:00Z');
+      expect((await api.post('/api/contact', inquiry({ message: 'Long ago.' }))).status).toBe(200);
+      old = (await api.deps.inquiries.list({ limit: 1 }))[0]!.id;
+      smtp.mode = 'reject-mail';
+      now = Date.parse('2026-11-29T10:00:00Z');
       expect((await api.post('/api/contact', inquiry({ message: 'Tried three times.' }))).status).toBe(502);
       id = (await api.deps.inquiries.list({ limit: 1 }))[0]!.id;
       const retry = async () => {
@@ -68,13 +76,19 @@ describe('portico inquiries show, for a delivery that failed twice and then went
     expect(shown.attempts[1]!.startedAt).toBeGreaterThan(shown.attempts[0]!.startedAt);
   });
 
-  it('leaves no attempt behind once erase has taken the inquiry', async () => {
+  it('leaves no attempt behind once purge, then erase, have taken their inquiries', async () => {
+    const attemptsOf = (inquiry: string) => {
+      const sqlite = new Database(join(space.dir, 'p.sqlite'), { readonly: true });
+      try {
+        return sqlite.prepare('select count(*) from delivery_attempts where inquiry_id = ?').pluck().get(inquiry);
+      } finally {
+        sqlite.close();
+      }
+    };
+    expect([attemptsOf(old), attemptsOf(id)]).toEqual([1, 3]);
+    expect((await space.cli('inquiries', 'purge', '--older-than', '365')).stdout).toMatch(/^purged 1 inquiry older than 365 days/);
+    expect([attemptsOf(old), attemptsOf(id)]).toEqual([0, 3]);
     expect((await space.cli('inquiries', 'erase', '--id', id)).code).toBe(0);
-    const sqlite = new Database(join(space.dir, 'p.sqlite'), { readonly: true });
-    try {
-      expect(sqlite.prepare('select count(*) from delivery_attempts').pluck().get()).toBe(0);
-    } finally {
-      sqlite.close();
-    }
+    expect(attemptsOf(id)).toBe(0);
   });
 });
