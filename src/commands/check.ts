@@ -3,6 +3,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Config } from '../config/config.js';
+import { TOPICS } from '../ports/inquiry-store.js';
 import { NOT_ROLLBACK_SAFE, type SchemaStatus } from '../adapters/sql/migration-runner.js';
 import { PREVIOUS_RELEASE } from '../adapters/sql/previous-release.js';
 import { inspectDeployment, OUTBOX_DIR } from '../deps.js';
@@ -35,9 +36,9 @@ export async function check(config: Readonly<Config>, out: Output): Promise<void
       } catch (error) {
         throw new CliError(`mail: SMTP server ${smtp.host}:${smtp.port} not usable: ${(error as Error).message}`);
       }
-      out.line(`mail          SMTP server ${smtp.host}:${smtp.port} answers${smtp.user ? ` and signs in ${smtp.user}` : ''}; to ${config.mailTo.address}`);
+      out.line(`mail          SMTP server ${smtp.host}:${smtp.port} answers${smtp.user ? ` and signs in ${smtp.user}` : ''}; to ${mailboxes(config)}`);
     } else if (!webhook) {
-      out.line(`mail          ${await outboxLine()}; to ${config.mailTo.address}`);
+      out.line(`mail          ${await outboxLine()}; to ${mailboxes(config)}`);
     }
     // Not called: any request to it would be an event the receiver has to handle.
     if (webhook) out.line(`webhook       ${new URL(webhook.url).origin} (signed, Standard Webhooks; not called by check)`);
@@ -106,4 +107,10 @@ function clientsLine(publicUrl: string): string {
   const aliases = [...origin.hosts].filter((host) => host !== origin.host);
   const also = aliases.length ? `; ${aliases.join(' and ')} answer too, but OAuth clients refuse metadata for another address` : '';
   return `connect at ${publicUrl} (MCP: ${publicUrl}/mcp), the address the OAuth metadata names${also}`;
+}
+
+/** MAIL_TO, and the topics that have a mailbox of their own: `team@example.com (demo: demos@example.com)`. */
+function mailboxes(config: Pick<Config, 'mailTo' | 'mailToByTopic'>): string {
+  const own = TOPICS.filter((topic) => config.mailToByTopic[topic].address !== config.mailTo.address).map((topic) => `${topic}: ${config.mailToByTopic[topic].address}`);
+  return own.length ? `${config.mailTo.address} (${own.join(', ')})` : config.mailTo.address;
 }

@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { MAX_RETENTION_DAYS } from '../config/retention.js';
 import { durationMs } from '../config/durations.js';
 import { attempt, deliver } from '../modules/contact/delivery.js';
+import { teamMailbox } from '../modules/contact/email.js';
 import { forgetInquiries } from '../modules/contact/forget.js';
 import { TOPICS, type Inquiry, type InquiryStatus, type Topic } from '../ports/inquiry-store.js';
 import { GENERAL } from '../modules/common/topics.js';
@@ -124,7 +125,7 @@ export async function releaseInquiry(deps: Deps, out: Output, id: string | undef
   });
   const latest = await deps.inquiries.get(id);
   if (latest?.status !== 'sent') throw new CliError(`inquiry ${id} released, but not delivered: ${latest?.lastError ?? 'no channel took it'}; \`portico inquiries resend ${id}\` tries again`);
-  out.line(`inquiry ${id} released and delivered to ${destinations(deps)}`);
+  out.line(`inquiry ${id} released and delivered to ${destinations(deps, [inquiry.topic])}`);
 }
 
 /**
@@ -143,7 +144,7 @@ export async function resendInquiry(deps: Deps, out: Output, id: string | undefi
   refuseResend(inquiry, options.force === true);
   const failure = await deliverNow(contactDeps(deps), id, options.force === true);
   if (failure) throw new CliError(`inquiry ${id} not delivered: ${failure}`);
-  out.line(`inquiry ${id} delivered to ${destinations(deps)}`);
+  out.line(`inquiry ${id} delivered to ${destinations(deps, [inquiry.topic])}`);
 }
 
 /** One attempt on every channel that lacks the inquiry: undefined once all have it, else the reason. */
@@ -155,10 +156,11 @@ async function deliverNow(contact: ReturnType<typeof contactDeps>, id: string, r
   return latest?.lastError ?? (thrown as Error | undefined)?.message ?? 'not delivered';
 }
 
-/** Where a delivered inquiry went: the team inbox, the webhook, or both. */
-function destinations(deps: Deps): string {
+/** Where delivered inquiries of these topics went: their teams' mailboxes, the webhook, or both. */
+function destinations(deps: Deps, topics: readonly (Topic | null)[]): string {
   const { smtp, webhook } = deps.config.delivery;
-  const places = [...(smtp || !webhook ? [deps.config.mailTo.address] : []), ...(webhook ? [`the webhook (${new URL(webhook.url).host})`] : [])];
+  const mailboxes = [...new Set(topics.map((topic) => teamMailbox(topic, deps.config).address))];
+  const places = [...(smtp || !webhook ? mailboxes : []), ...(webhook ? [`the webhook (${new URL(webhook.url).host})`] : [])];
   return places.join(' and ');
 }
 
@@ -169,7 +171,9 @@ async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefine
   const since = sinceRaw === undefined ? undefined : deps.clock.now() - sinceMs(sinceRaw);
   const contact = contactDeps(deps);
   let [sent, failed] = [0, 0];
+  const topics = new Set<Topic | null>();
   for await (const inquiry of eachInquiry(deps.inquiries, { status: 'failed', since }, Infinity, RESEND_PAGE)) {
+    topics.add(inquiry.topic);
     const failure = await deliverNow(contact, inquiry.id);
     if (failure === undefined) {
       sent++;
@@ -179,7 +183,7 @@ async function resendFailed(deps: Deps, out: Output, sinceRaw: string | undefine
       out.line(`failed  ${inquiry.id}: ${failure}`);
     }
   }
-  const summary = `${sent} of ${sent + failed} failed ${sent + failed === 1 ? 'inquiry' : 'inquiries'} delivered to ${destinations(deps)}`;
+  const summary = `${sent} of ${sent + failed} failed ${sent + failed === 1 ? 'inquiry' : 'inquiries'} delivered to ${destinations(deps, topics.size ? [...topics] : [null])}`;
   if (failed) throw new CliError(`${summary}; ${failed} still failed`);
   out.line(summary);
 }

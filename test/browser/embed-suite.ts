@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LOCALES } from '../../src/modules/common/locales.js';
+import { LOCALES, type Locale } from '../../src/modules/common/locales.js';
+import { TOPIC_WORDS } from '../../src/modules/common/topics.js';
+import { consentTextSha256, consentWords } from '../../src/modules/contact/consent.js';
 import { embedScript } from '../../src/modules/contact-form/embed-routes.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
@@ -66,23 +68,50 @@ export function describeEmbed(part: EmbedSuitePart, file: string): void {
     // Each visit writes a message of its own: the same one again within a day would be a duplicate, never delivered.
     let visits = 0;
     const fill = async (form: Locator, values: { name?: string; email?: string; message?: string } = {}) => {
+      const message = values.message ?? `A demo for 40 buildings, please. Visit ${++visits}.`;
       await form.locator('#name').fill(values.name ?? 'Ana García');
       await form.locator('#email').fill(values.email ?? 'ana@example.com');
-      await form.locator('#message').fill(values.message ?? `A demo for 40 buildings, please. Visit ${++visits}.`);
+      await form.locator('#message').fill(message);
       await form.locator('#privacy').check();
+      return message;
     };
     const send = (form: Locator) => form.locator('#send').click();
     const text = (form: Locator, selector: string) => form.locator(selector).innerText();
+    /** The choice of topic as the visitor reads it: its label, and each option's value and words. */
+    const topicChoice = async (form: Locator) => ({
+      label: await form.locator('#topic-label').textContent(),
+      options: await form.locator('#topic option').evaluateAll((options) => options.map((option) => [option.getAttribute('value'), option.textContent])),
+    });
+    const offered = (locale: Locale) => {
+      const t = TOPIC_WORDS[locale];
+      return {
+        label: t.label,
+        options: [
+          ['', t.general],
+          ['sales', t.names.sales],
+          ['demo', t.names.demo],
+          ['support', t.names.support],
+        ],
+      };
+    };
+    /** The inquiry Portico stored for the message a visit wrote (each visit writes its own). */
+    const stored = async (message: string) => (await portico.deps.inquiries.list({ limit: 50 })).find((inquiry) => inquiry.message === message);
 
-    it.each(SENT_IN[part])('sends an inquiry in %s, in the page’s language, through Turnstile', async (locale) => {
+    it.each(SENT_IN[part])('sends a demo inquiry in %s, in the page’s language, through Turnstile, with the record of the consent words shown', async (locale) => {
       const before = smtp.accepted.length;
       const { form, problems, events } = await visit({ portico: portico.url, lang: locale });
       await expect.poll(() => text(form, 'h1')).toBe(FORM_WORDS[locale].title);
-      await fill(form);
+      expect(await topicChoice(form)).toEqual(offered(locale));
+      expect(await form.locator('label[for=privacy]').textContent()).toBe(consentWords(locale));
+      const message = await fill(form);
+      await form.locator('#topic').selectOption('demo');
       await send(form);
       await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS[locale].success);
       await expect.poll(() => smtp.accepted.length).toBe(before + 1);
-      expect(smtp.accepted.at(-1)!.subject).toContain(`[${locale}]`);
+      const mail = smtp.accepted.at(-1)!;
+      expect(mail.subject).toMatch(new RegExp(`^\\[demo\\] .*\\[${locale}\\]$`));
+      expect(mail.headers.get('x-portico-topic')).toBe('demo');
+      expect(await stored(message)).toMatchObject({ topic: 'demo', consent: { door: 'form', policyUrl: null, textSha256: consentTextSha256(consentWords(locale)) } });
       expect(siteverify.calls.at(-1)!.response).toMatch(/^pass-/);
       expect(events).toEqual([{ type: 'portico:sent', detail: { pending: false } }]);
       expect(problems).toEqual([]);
@@ -207,6 +236,47 @@ export function describeEmbed(part: EmbedSuitePart, file: string): void {
         await expect.poll(() => text(attribute.form, 'h1')).toBe(FORM_WORDS.eu.title);
         const browserLanguage = await visit({ portico: portico.url, lang: 'fr' }, 'gl-ES');
         await expect.poll(() => text(browserLanguage.form, 'h1')).toBe(FORM_WORDS.gl.title);
+      });
+
+      it('offers the topic in each of the six languages, and the consent words it sends are those it shows', async () => {
+        const { form } = await visit({ portico: portico.url });
+        for (const locale of LOCALES) {
+          await form.evaluate((element, value) => element.setAttribute('locale', value), locale);
+          await expect.poll(() => text(form, 'h1')).toBe(FORM_WORDS[locale].title);
+          expect(await topicChoice(form), locale).toEqual(offered(locale));
+          expect(await form.locator('label[for=privacy]').textContent(), locale).toBe(consentWords(locale));
+        }
+        // Sent in the language it was left in: the record names the words shown then.
+        const last = LOCALES.at(-1)!;
+        const message = await fill(form);
+        await form.locator('#topic').selectOption('support');
+        await send(form);
+        await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS[last].success);
+        expect(await stored(message)).toMatchObject({ topic: 'support', consent: { textSha256: consentTextSha256(consentWords(last)) } });
+      });
+
+      it('presets the topic its topic attribute names, and the visitor may choose another', async () => {
+        const { form } = await visit({ portico: portico.url, attributes: { topic: 'support' } });
+        expect([await form.locator('#topic').isVisible(), await form.locator('#topic').inputValue()]).toEqual([true, 'support']);
+        // The visitor's choice outlasts the element's next renders.
+        await form.locator('#topic').selectOption('sales');
+        await form.evaluate((element) => element.setAttribute('theme', 'dark'));
+        await form.evaluate((element) => element.setAttribute('locale', 'ca'));
+        expect(await form.locator('#topic').inputValue()).toBe('sales');
+      });
+
+      it('with hide-topic shows no choice, and sends the topic attribute’s topic, or none', async () => {
+        for (const [attributes, topic] of [
+          [{ 'hide-topic': '', topic: 'sales' }, 'sales'],
+          [{ 'hide-topic': '' }, null],
+        ] as const) {
+          const { form } = await visit({ portico: portico.url, attributes });
+          expect(await form.locator('#topic').isHidden()).toBe(true);
+          const message = await fill(form);
+          await send(form);
+          await expect.poll(() => text(form, '#done')).toBe(FORM_WORDS.en.success);
+          expect(await stored(message)).toMatchObject({ topic, consent: { door: 'form', textSha256: consentTextSha256(consentWords('en')) } });
+        }
       });
     }
   });

@@ -20,6 +20,18 @@ export const contrast = (a: string, b: string) => {
   return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
 };
 
+/** Each control's border against the form's own background (WCAG 2.2 1.4.11), by the control's id. */
+export async function boundaryRatios(form: Locator, ids = ['name', 'email', 'topic', 'message', 'locale']): Promise<Record<string, number>> {
+  const read = await form.evaluate((host, controls) => {
+    const view = host.ownerDocument.defaultView!;
+    const inside = host.shadowRoot ?? host;
+    // The form's own background: the page around it is the site's or the host's.
+    const pf = host.matches('.pf') ? host : inside.querySelector('.pf')!;
+    return { background: view.getComputedStyle(pf).backgroundColor, borders: controls.map((id) => view.getComputedStyle(inside.querySelector(`#${id}`)!).borderTopColor) };
+  }, ids);
+  return Object.fromEntries(ids.map((id, i) => [id, contrast(read.borders[i]!, read.background)]));
+}
+
 /** The contrast of the intro text and of the button's text, and of the focus ring, against what is behind them. */
 export async function contrastOf(form: Locator): Promise<{ intro: number; button: number; focus: number }> {
   const read = await form.evaluate((host) => {

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Frame, FrameLocator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LOCALES, type Locale } from '../../src/modules/common/locales.js';
+import { TOPIC_WORDS } from '../../src/modules/common/topics.js';
+import { consentTextSha256, consentWords } from '../../src/modules/contact/consent.js';
 import { FORM_WORDS } from '../../src/modules/contact-form/form-words.js';
 import { freePort, idlePort, startApp, type TestApp } from '../support/app.js';
 import { callContactService } from '../support/mcp-call.js';
@@ -17,7 +19,7 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server.js'
 import { hasChromium, launchChromium, sayWhenSkipped } from './browser-harness.js';
 import { startExtAppsHost, type ExtAppsHost } from './ext-apps-host.js';
 import type { OpenAppOptions } from './ext-apps-host/options.js';
-import { contrastOf, FIELDS, focusRings } from './form-contrast.js';
+import { boundaryRatios, contrastOf, FIELDS, focusRings } from './form-contrast.js';
 import { context, PALETTES } from './mcp-app-palettes.js';
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -121,31 +123,14 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
     async function fillForm(app: FrameLocator, values: { name: string; email: string; message: string; locale?: string; privacy: boolean }) {
       await app.locator('#name').fill(values.name);
       await app.locator('#email').fill(values.email);
-      await app.locator('#message').fill(`${values.message} (${++forms})`);
+      const message = `${values.message} (${++forms})`;
+      await app.locator('#message').fill(message);
       if (values.locale) await app.locator('#locale').selectOption(values.locale);
       await app.locator('#privacy').setChecked(values.privacy);
+      return message;
     }
     /** Everything the person can read in the app. */
     const visibleText = (app: FrameLocator) => app.locator('body').innerText();
-
-    /** Each control's border against the page background (WCAG 2.2 contrast ratio). */
-    const boundaryRatios = (app: FrameLocator) =>
-      app.locator('body').evaluate((body) => {
-        const rgb = (color: string) =>
-          color
-            .match(/[\d.]+/g)!
-            .slice(0, 3)
-            .map(Number);
-        const lum = (c: number[]) => c.map((v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i]!, 0);
-        const ratio = (a: string, b: string) => {
-          const [x, y] = [lum(rgb(a)), lum(rgb(b))];
-          return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
-        };
-        const style = (el: typeof body) => el.ownerDocument.defaultView!.getComputedStyle(el);
-        // The form's own background: the page around it is the host's.
-        const background = style(body.querySelector('.pf')!).backgroundColor;
-        return Object.fromEntries(['name', 'email', 'message', 'locale'].map((id) => [id, ratio(style(body.ownerDocument.getElementById(id)!).borderTopColor, background)]));
-      });
 
     /** axe-core's color-contrast and label rules over the app's document: the violations, if any. */
     async function axe(inner: Frame): Promise<{ id: string; nodes: string[] }[]> {
@@ -280,6 +265,21 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
         expect(calls[0]!.arguments).toMatchObject({ name: 'Test', email: 'test@example.com' });
       });
 
+      it('presets the topic the tool input names, offers the choice in the host’s language, and Portico keeps it with the consent words shown', async () => {
+        const { app } = await openApp({ hostContext: context(locale), toolInput: { topic: 'support' } });
+        const t = TOPIC_WORDS[locale];
+        await expect.poll(() => app.locator('#topic').inputValue()).toBe('support');
+        expect(await app.locator('#topic-label').textContent()).toBe(t.label);
+        expect(await app.locator('#topic option').allTextContents()).toEqual([t.general, t.names.sales, t.names.demo, t.names.support]);
+        expect(await app.locator('label[for=privacy]').textContent()).toBe(consentWords(locale));
+        const message = await fillForm(app, { ...GOOD, privacy: true });
+        await app.locator('#send').click();
+        await expect.poll(() => text(app, '#done')).toBe(w.success);
+        const inquiry = (await api.deps.inquiries.list({ limit: 50 })).find((stored) => stored.message === message);
+        // The reply's language is the person's choice (ca); the words they accepted are the ones shown, in the host's.
+        expect(inquiry).toMatchObject({ topic: 'support', locale: GOOD.locale, consent: { door: 'app', policyUrl: POLICY, textSha256: consentTextSha256(consentWords(locale)) } });
+      });
+
       it('speaks the browser’s language when the host names none', async () => {
         const { app } = await openApp({ hostContext: { theme: 'light' }, browserLocale: `${locale}-ES` });
         await expect.poll(() => text(app, 'h1')).toBe(w.title);
@@ -292,7 +292,7 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
           await app.locator('#send').focus();
           await page.keyboard.press('Enter');
           await expect.poll(() => text(app, '#alert')).toBe(w.summary);
-          for (const [id, ratio] of Object.entries(await boundaryRatios(app))) expect(ratio, id).toBeGreaterThanOrEqual(3);
+          for (const [id, ratio] of Object.entries(await boundaryRatios(app.locator('#portico-form')))) expect(ratio, id).toBeGreaterThanOrEqual(3);
           // WCAG 2.4.7: each invalid field shows the focus ring, not its invalid mark, while it has focus.
           const rings = await focusRings(page, app.locator('#portico-form'));
           expect(Object.keys(rings)).toEqual(FIELDS);
@@ -335,6 +335,7 @@ export function describeMcpApp(part: McpAppSuitePart, file: string): void {
         await expect.poll(() => text(app, '#send')).toBe(FORM_WORDS.en.send);
         await page.evaluate(`window.bridge.setHostContext(${JSON.stringify(context('eu-ES', 'dark'))})`);
         await expect.poll(() => text(app, 'h1')).toBe(FORM_WORDS.eu.title);
+        expect(await app.locator('#topic-label').textContent()).toBe(TOPIC_WORDS.eu.label);
         expect(await app.locator('html').getAttribute('data-theme')).toBe('dark');
       });
 

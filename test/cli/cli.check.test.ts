@@ -57,6 +57,13 @@ describe('portico check', () => {
     expect(lines(stdout).at(-1)).toBe('ok');
   });
 
+  it('names the mailbox of each topic that has one of its own beside MAIL_TO', async () => {
+    const env = { ...space.env, SMTP_URL: smtp.url, MAIL_TO: 'team@portico.example', MAIL_TO_DEMO: 'Demos <demos@portico.example>', MAIL_TO_SUPPORT: 'help@portico.example' };
+    const { code, stdout } = await runCli(['check'], env);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^mail +SMTP server 127\.0\.0\.1:\d+ answers; to team@portico\.example \(demo: demos@portico\.example, support: help@portico\.example\)$/m);
+  });
+
   it('exits 1 with one clear line when SMTP_URL points at a closed port, never printing the password', async () => {
     const port = await closedPort();
     const { code, stdout, stderr } = await runCli(['check'], { ...space.env, SMTP_URL: `smtp://mailer:hunter2@127.0.0.1:${port}` });
