@@ -7,6 +7,8 @@ export type InquiryChannel = 'web' | 'api' | 'mcp';
 /** What an inquiry is about, when its sender says (modules/common/topics.ts); without one it is general. */
 export const TOPICS = ['sales', 'demo', 'support'] as const;
 export type Topic = (typeof TOPICS)[number];
+/** The name, in the metrics and `inquiries list --topic`, of an inquiry without a topic. */
+export const GENERAL = 'general';
 /**
  * Where the person accepted the privacy policy: a browser form (the embedded one, or the site's own on
  * POST /api/contact), the MCP App, an API client's own screen (Bearer), or a conversation with an agent.

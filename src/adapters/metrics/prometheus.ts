@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../../ports/clock.js';
-import type { InquiryStore } from '../../ports/inquiry-store.js';
+import { GENERAL, type InquiryStore } from '../../ports/inquiry-store.js';
 import type { Metrics } from '../../ports/metrics.js';
 
 export interface PrometheusMetrics extends Metrics {
@@ -98,8 +98,8 @@ export function prometheusMetrics(deps: { inquiries: Pick<InquiryStore, 'backlog
       requestSeconds.observe({ route, method }, seconds);
     },
     rateLimited: (limit) => limited.inc({ limit }),
-    inquiryAccepted: (channel, topic) => accepted.inc({ channel, topic: topic ?? 'general' }),
-    inquiryOutcome: (channel, topic, outcome) => outcomes.inc({ channel, topic: topic ?? 'general', outcome }),
+    inquiryAccepted: (channel, topic) => accepted.inc({ channel, topic: topic ?? GENERAL }),
+    inquiryOutcome: (channel, topic, outcome) => outcomes.inc({ channel, topic: topic ?? GENERAL, outcome }),
     inquirySpamReason: (channel, reason, action) => spamReasons.inc({ channel, reason, action }),
     deliveryAttempt(channel, ok, seconds) {
       attempts.inc({ channel, result: ok ? 'ok' : 'error' });

@@ -1,10 +1,10 @@
 // What an inquiry is about, when its sender says: the contract's "sales, demo or support inquiry". An
 // inquiry without one is general. The topic routes the team's e-mail (MAIL_TO_SALES, ...), is named in
 // it, in the webhook, the metrics and `portico inquiries list --topic`, and is offered by the form.
-import { TOPICS, type Topic } from '../../ports/inquiry-store.js';
+import { GENERAL, TOPICS, type Topic } from '../../ports/inquiry-store.js';
 import type { Locale } from './locales.js';
 
-export { TOPICS, type Topic };
+export { GENERAL, TOPICS, type Topic };
 
 export interface TopicWords {
   /** The form's label for the choice. */
@@ -23,6 +23,3 @@ export const TOPIC_WORDS: Record<Locale, TopicWords> = {
   eu: { label: 'Gaia', general: 'Kontsulta orokorra', names: { sales: 'Salmentak', demo: 'Erakustaldia', support: 'Laguntza' } },
   gl: { label: 'Motivo', general: 'Consulta xeral', names: { sales: 'Vendas', demo: 'Demostración', support: 'Soporte' } },
 };
-
-/** The metrics' and the list's name for an inquiry without a topic. */
-export const GENERAL = 'general';

@@ -4,7 +4,7 @@
 import { hash } from 'node:crypto';
 import type { ConsentDoor, ConsentRecord, InquiryChannel } from '../../ports/inquiry-store.js';
 import { FORM_WORDS } from '../contact-form/form-words.js';
-import type { Locale } from '../common/locales.js';
+import { LOCALES, type Locale } from '../common/locales.js';
 
 /**
  * The consent words the form and the app show in a locale, as the person reads them: the policy's name in
@@ -18,6 +18,9 @@ export function consentWords(locale: Locale): string {
 /** The digest that names a consent text: SHA-256 of its UTF-8 bytes, in hex. */
 export const consentTextSha256 = (text: string): string => hash('sha256', text, 'hex');
 
+// Each locale's words never change while a node runs: their digests are taken once, not per inquiry.
+const LOCALE_DIGESTS = Object.fromEntries(LOCALES.map((locale) => [locale, consentTextSha256(consentWords(locale))])) as Record<Locale, string>;
+
 /**
  * The record of an inquiry received at `at` through `channel`. On MCP the app sends the words it showed
  * beside its checkbox and a model's call does not (the tool's description asks it to leave them out):
@@ -28,7 +31,7 @@ export function consentRecord(request: { locale: Locale; consentText?: string | 
     at,
     door: doorOf(channel, request.consentText !== undefined),
     policyUrl: policyUrl ?? null,
-    textSha256: consentTextSha256(request.consentText ?? consentWords(request.locale)),
+    textSha256: request.consentText === undefined ? LOCALE_DIGESTS[request.locale] : consentTextSha256(request.consentText),
   };
 }
 
